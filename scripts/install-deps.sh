@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, every Debian 12 package pssim needs that is not installed yet.
+# Does nothing (and needs no privileges) when everything is present.
+#
+#   scripts/install-deps.sh              build, tests, quickstart and plots
+#   scripts/install-deps.sh --simgrid    also SimGrid, for bench/simgrid_compare
+#   scripts/install-deps.sh --torch      also PyTorch + OpenBLAS, for bench/models_vs_torch
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config
+  libboost-graph-dev libboost-random-dev libeigen3-dev libfmt-dev libyaml-cpp-dev
+  libcli11-dev catch2
+  dataset-fashion-mnist            # Fashion-MNIST, gzipped IDX in /usr/share/datasets/fashion-mnist
+  fortunes                         # plain English text: the default corpus of the LSTM language model
+  python3 python3-matplotlib python3-pandas   # analysis/ plots, run with /usr/bin/python3
+  parallel                         # GNU parallel: cluster-style sweep test
+)
+for arg in "$@"; do
+  case "$arg" in
+    --simgrid) packages+=(libsimgrid-dev) ;;
+    --torch) packages+=(python3-torch libopenblas0-openmp) ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --simgrid, --torch)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps.sh: installing ${missing[*]}" >&2
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+# Package lists on a fresh machine may be stale or absent: refresh once if the first try fails.
+if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,87 @@
+// EventQueue: the pending events of one simulation, in deterministic order.
+//
+// Order: by time, then by scheduling order (a 64-bit sequence number that never repeats),
+// so events at equal times fire in the order they were scheduled.
+//
+// Structure: a radix heap (monotone priority queue) on the integer time. Bucket k > 0
+// holds entries whose time first differs from `floor_` at bit k-1; bucket 0 holds the
+// entries whose time equals `floor_`, sorted by sequence number. Popping refills bucket 0
+// by redistributing the lowest non-empty bucket, and every entry only ever moves to a
+// lower bucket, so the amortized cost is O(log2 of the time span) per event with
+// sequential memory access (measured >10 M events/s with 1 M pending, see
+// bench/event_queue_bench.cpp). The price: times pushed may not be earlier than the last
+// popped one, which a simulator guarantees anyway ("no scheduling in the past").
+//
+// Entries carry their callback inline, so popping touches only the (sequentially read)
+// buckets; a side table per event would cost a cache miss per event at 1 M pending.
+//
+// Cancel is O(1) expected: the event's sequence number goes into a hash set and the entry
+// is dropped when it surfaces (or earlier, by an O(n) compaction, when cancelled entries
+// outnumber live ones). Whether an id is still pending is decided exactly from its time:
+// later than the floor means pending; equal means "still in bucket 0"; earlier means gone.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+#include "sim/core/event_callback.hpp"
+#include "sim/core/time.hpp"
+
+namespace pssim {
+
+/// Handle of a scheduled event, for cancel(). A default-constructed id is never pending.
+struct EventId {
+  TimeNs time = 0;
+  std::uint64_t seq = 0;  ///< 0: no event
+  explicit operator bool() const { return seq != 0; }
+};
+
+class EventQueue {
+ public:
+  EventQueue() { bucket_min_.fill(kTimeMax); }
+
+  /// Schedules `callback` at `time`. Precondition: time >= floor() (checked, throws
+  /// std::invalid_argument). O(1).
+  EventId push(TimeNs time, EventCallback callback);
+
+  /// Cancels a pending event. Returns false if it already fired or was cancelled. O(1).
+  bool cancel(EventId id);
+
+  /// Removes the earliest pending event if its time is <= limit, storing its time and
+  /// callback. Returns false, leaving the queue's order unchanged, when there is none.
+  bool pop_until(TimeNs limit, TimeNs& time, EventCallback& callback);
+
+  /// Number of pending (not cancelled) events.
+  std::size_t size() const { return live_; }
+  bool empty() const { return live_ == 0; }
+  /// Time of the last popped event (0 before any pop): the earliest time push() accepts.
+  TimeNs floor() const { return floor_; }
+
+ private:
+  struct Entry {
+    TimeNs time;
+    std::uint64_t seq;
+    EventCallback callback;
+  };
+
+  static int bucket_of(TimeNs time, TimeNs floor);
+  void place(const Entry& e);
+  bool refill_bucket0(TimeNs limit);
+  bool in_bucket0(std::uint64_t seq) const;
+  void compact();
+
+  static constexpr int kBuckets = 65;
+  std::array<std::vector<Entry>, kBuckets> buckets_;
+  std::array<TimeNs, kBuckets> bucket_min_;  // earliest time in each bucket (kTimeMax: none)
+  std::uint64_t nonempty_ = 0;               // bit k set: bucket k (k >= 1) may hold entries
+  std::size_t front0_ = 0;                   // next entry of bucket 0 to pop
+  TimeNs floor_ = 0;
+  std::uint64_t next_seq_ = 1;
+  std::size_t live_ = 0;
+  std::unordered_set<std::uint64_t> cancelled_;  // seqs of cancelled entries still in buckets
+};
+
+}  // namespace pssim

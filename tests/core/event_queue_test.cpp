@@ -1,0 +1,172 @@
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <catch2/catch.hpp>
+
+#include "sim/core/event_queue.hpp"
+
+using pssim::EventCallback;
+using pssim::EventId;
+using pssim::EventQueue;
+using pssim::TimeNs;
+
+namespace {
+
+// An event that appends its tag to a shared log: callbacks capture one pointer, so the
+// per-event state lives in one of these.
+struct Tagged {
+  std::vector<int>* log;
+  int tag;
+  void fire() const { log->push_back(tag); }
+};
+
+// Pops and fires everything up to `limit`.
+void drain(EventQueue& q, TimeNs limit = pssim::kTimeMax) {
+  TimeNs t;
+  EventCallback cb;
+  while (q.pop_until(limit, t, cb)) cb();
+}
+
+}  // namespace
+
+TEST_CASE("events pop in time order, ties in scheduling order", "[event_queue]") {
+  EventQueue q;
+  std::vector<int> log;
+  std::deque<Tagged> events;
+  // Tags 0..5 scheduled in this order; expected order by (time, tag): 5ns: 1,3,4; 7ns: 0,5; 9ns: 2
+  const TimeNs times[] = {7, 5, 9, 5, 5, 7};
+  for (int i = 0; i < 6; ++i) {
+    const Tagged* e = &events.emplace_back(Tagged{&log, i});
+    q.push(times[i], [e] { e->fire(); });
+  }
+  std::vector<TimeNs> fire_times;
+  TimeNs t;
+  EventCallback cb;
+  while (q.pop_until(pssim::kTimeMax, t, cb)) {
+    cb();
+    fire_times.push_back(t);
+  }
+  CHECK(log == std::vector<int>{1, 3, 4, 0, 5, 2});
+  CHECK(fire_times == std::vector<TimeNs>{5, 5, 5, 7, 7, 9});
+  CHECK(q.empty());
+}
+
+TEST_CASE("event queue agrees with a sorted reference under random pushes, pops and cancels",
+          "[event_queue]") {
+  // Reference: map keyed by (time, scheduling order). Times include many ties and wide
+  // jumps so that entries travel through many radix buckets.
+  boost::random::mt19937_64 rng(42);
+  EventQueue q;
+  std::map<std::pair<TimeNs, std::uint64_t>, int> reference;
+  std::vector<std::pair<EventId, std::pair<TimeNs, std::uint64_t>>> handles;
+  std::vector<int> popped_tags;
+  std::deque<Tagged> events;
+  std::uint64_t order = 0;
+  TimeNs now = 0;
+  boost::random::uniform_int_distribution<int> action(0, 9);
+  boost::random::uniform_int_distribution<TimeNs> small(0, 3), large(0, 1'000'000'000);
+  for (int step = 0; step < 100000; ++step) {
+    const int a = action(rng);
+    if (a < 5) {
+      const TimeNs t = now + (a < 3 ? small(rng) : large(rng));
+      const int tag = static_cast<int>(order);
+      const Tagged* e = &events.emplace_back(Tagged{&popped_tags, tag});
+      EventId id = q.push(t, [e] { e->fire(); });
+      reference[{t, order}] = tag;
+      handles.push_back({id, {t, order}});
+      ++order;
+    } else if (a < 7 && !handles.empty()) {
+      boost::random::uniform_int_distribution<std::size_t> pick(0, handles.size() - 1);
+      const auto& h = handles[pick(rng)];
+      const bool was_pending = reference.erase(h.second) == 1;
+      CHECK(q.cancel(h.first) == was_pending);
+    } else {
+      TimeNs t;
+      EventCallback cb;
+      const bool got = q.pop_until(pssim::kTimeMax, t, cb);
+      REQUIRE(got == !reference.empty());
+      if (got) {
+        cb();
+        const auto first = reference.begin();
+        CHECK(t == first->first.first);
+        CHECK(popped_tags.back() == first->second);
+        now = t;
+        reference.erase(first);
+      }
+    }
+    REQUIRE(q.size() == reference.size());
+  }
+}
+
+TEST_CASE("cancel is exact: once, never after firing, never a reused slot", "[event_queue]") {
+  EventQueue q;
+  int fired = 0;
+  int* f = &fired;
+  EventId a = q.push(10, [f] { *f += 1; });
+  CHECK(q.cancel(a));
+  CHECK_FALSE(q.cancel(a));  // already cancelled
+  EventId b = q.push(20, [f] { *f += 10; });
+  drain(q);
+  CHECK(fired == 10);
+  CHECK_FALSE(q.cancel(b));  // already fired
+  // b's slot is free again; a new event may take it, and b's stale id must not cancel it.
+  EventId c = q.push(30, [f] { *f += 100; });
+  CHECK_FALSE(q.cancel(b));
+  CHECK_FALSE(q.cancel(EventId{}));
+  drain(q);
+  CHECK(fired == 110);
+  (void)c;
+}
+
+TEST_CASE("mass cancellation compacts without losing live events", "[event_queue]") {
+  EventQueue q;
+  std::vector<int> out;
+  std::deque<Tagged> events;
+  std::vector<EventId> ids;
+  for (int i = 0; i < 5000; ++i) {
+    const Tagged* e = &events.emplace_back(Tagged{&out, i});
+    ids.push_back(q.push(1000 - i / 10, [e] { e->fire(); }));
+  }
+  for (int i = 0; i < 5000; ++i)
+    if (i % 5 != 0) CHECK(q.cancel(ids[static_cast<std::size_t>(i)]));  // 4000 cancels: compaction runs
+  CHECK(q.size() == 1000);
+  drain(q);
+  REQUIRE(out.size() == 1000);
+  // Survivors are i % 5 == 0; time 1000 - i/10 decreases with i, ties in index order.
+  std::vector<int> expected;
+  for (int i = 0; i < 5000; i += 5) expected.push_back(i);
+  std::stable_sort(expected.begin(), expected.end(), [](int x, int y) { return 1000 - x / 10 < 1000 - y / 10; });
+  CHECK(out == expected);
+}
+
+TEST_CASE("pop_until leaves later events and accepts pushes between limit and them",
+          "[event_queue]") {
+  EventQueue q;
+  int fired = 0;
+  int* f = &fired;
+  q.push(100, [f] { ++*f; });
+  TimeNs t;
+  EventCallback cb;
+  CHECK_FALSE(q.pop_until(50, t, cb));
+  q.push(60, [f] { *f += 10; });  // earlier than the pending event, later than the limit
+  CHECK(q.pop_until(70, t, cb));
+  CHECK(t == 60);
+  cb();
+  CHECK(fired == 10);
+  CHECK(q.pop_until(100, t, cb));
+  CHECK(t == 100);
+}
+
+TEST_CASE("pushing before the last popped time is rejected", "[event_queue]") {
+  EventQueue q;
+  q.push(100, [] {});
+  drain(q);
+  CHECK_THROWS_AS(q.push(99, [] {}), std::invalid_argument);
+  CHECK_NOTHROW(q.push(100, [] {}));
+}
