@@ -1,0 +1,19 @@
+// pssim schema: prints the scenario reference (Markdown), generated from the schema.
+#include <fmt/format.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/exit_codes.hpp"
+#include "sim/scenario/scenario_schema.hpp"
+
+namespace pssim::cli {
+
+void add_schema_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("schema", "Print the reference of every scenario key (Markdown)");
+  cmd->footer("Example:\n  pssim schema > docs/scenario-reference.md");
+  cmd->callback([&exit_code] {
+    fmt::print("{}", scenario::scenario_reference_markdown());
+    exit_code = kSuccess;
+  });
+}
+
+}  // namespace pssim::cli

@@ -1,0 +1,13 @@
+#include "sim/cli/report.hpp"
+
+#include <fmt/format.h>
+
+namespace pssim::cli {
+
+void report(const scenario::ScenarioError& error) {
+  for (const auto& d : error.diagnostics()) fmt::print(stderr, "{}\n", scenario::format_diagnostic(d));
+}
+
+void report(std::string_view message) { fmt::print(stderr, "pssim: error: {}\n", message); }
+
+}  // namespace pssim::cli

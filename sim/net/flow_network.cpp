@@ -1,0 +1,251 @@
+#include "sim/net/flow_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace pssim::net {
+namespace {
+
+std::vector<double> capacities_of(const Topology& t) {
+  std::vector<double> c(t.resource_count());
+  for (ResourceId r = 0; r < c.size(); ++r) c[r] = t.capacity(r);
+  return c;
+}
+
+}  // namespace
+
+FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology)
+    : sim_(sim),
+      topology_(topology),
+      solver_(capacities_of(topology), this),
+      groups_(topology.resource_count()),
+      group_dirty_(topology.resource_count(), false),
+      resource_bytes_(topology.resource_count(), 0.0) {}
+
+std::uint32_t FlowNetwork::new_message() {
+  if (!free_messages_.empty()) {
+    const std::uint32_t m = free_messages_.back();
+    free_messages_.pop_back();
+    return m;
+  }
+  const auto m = static_cast<std::uint32_t>(messages_pool_.size());
+  messages_pool_.emplace_back();
+  messages_pool_.back().index = m;
+  messages_pool_.back().network = this;
+  return m;
+}
+
+void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) {
+  if (!(bytes >= 0) || !std::isfinite(bytes)) throw std::invalid_argument("message size must be finite and >= 0");
+  close_bins();
+  const Route& route = topology_.route(src, dst);
+  const std::uint32_t m = new_message();
+  Message& msg = messages_pool_[m];
+  msg.sink = sink;
+  msg.tag = tag;
+  msg.seq = next_seq_++;
+  msg.bytes = bytes;
+  msg.route = &route;
+  msg.completed = false;
+  ++messages_;
+  bytes_sent_ += bytes;
+  Message* p = &msg;
+  if (route.resources.empty() || bytes == 0)
+    sim_.schedule_after(route.latency, [p] { p->network->deliver(p->index); });
+  else
+    sim_.schedule_after(route.latency, [p] { p->network->start_flow(p->index); });
+}
+
+void FlowNetwork::start_flow(std::uint32_t m) {
+  close_bins();
+  Message& msg = messages_pool_[m];
+  msg.flow = solver_.add_flow(msg.route->resources);
+  if (message_of_flow_.size() <= msg.flow) message_of_flow_.resize(msg.flow + 1);
+  message_of_flow_[msg.flow] = m;
+  msg.remaining = msg.bytes;
+  ++flows_started_;
+  request_solve();
+}
+
+void FlowNetwork::deliver(std::uint32_t m) {
+  Message& msg = messages_pool_[m];
+  MessageSink* sink = msg.sink;
+  const std::uint64_t tag = msg.tag;
+  free_messages_.push_back(m);
+  sink->on_delivered(tag);
+}
+
+void FlowNetwork::request_solve() {
+  if (solve_scheduled_) return;
+  solve_scheduled_ = true;
+  // Zero delay: runs after every event already scheduled for now, so simultaneous flow
+  // starts are solved together.
+  sim_.schedule_after(0, [this] { solve_now(); });
+}
+
+void FlowNetwork::solve_now() {
+  solve_scheduled_ = false;
+  solver_.solve();
+  schedule_next_completion();
+}
+
+void FlowNetwork::advance(Group& g) {
+  const TimeNs now = sim_.now();
+  if (now > g.updated) {
+    g.v += g.level * to_seconds(now - g.updated);
+    g.updated = now;
+  }
+}
+
+void FlowNetwork::level_changed(MaxMinSolver::ResourceId r, double, double new_level) {
+  Group& g = groups_[r];
+  advance(g);
+  g.level = new_level;
+  if (!group_dirty_[r]) group_dirty_[r] = true, dirty_groups_.push_back(r);
+}
+
+void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from,
+                                     MaxMinSolver::ResourceId to) {
+  Message& msg = messages_pool_[message_of_flow_[f]];
+  if (from != MaxMinSolver::kNone) {
+    Group& g = groups_[from];
+    advance(g);
+    msg.remaining = std::max(0.0, msg.finish - g.v);
+    ++msg.epoch;  // its entry in the old group's heap is now stale
+    if (--g.members == 0) {
+      g.v = 0;  // nobody measures against it: restart the counter (keeps precision)
+      g.heap = {};
+    }
+    if (!group_dirty_[from]) group_dirty_[from] = true, dirty_groups_.push_back(from);
+  }
+  if (to != MaxMinSolver::kNone) {
+    Group& g = groups_[to];
+    advance(g);
+    msg.finish = g.v + msg.remaining;
+    ++g.members;
+    g.heap.push({msg.finish, msg.seq, msg.index, msg.epoch});
+    if (!group_dirty_[to]) group_dirty_[to] = true, dirty_groups_.push_back(to);
+  }
+}
+
+void FlowNetwork::refresh_due(MaxMinSolver::ResourceId r) {
+  Group& g = groups_[r];
+  ++g.version;
+  while (!g.heap.empty() && g.heap.top().epoch != messages_pool_[g.heap.top().message].epoch) g.heap.pop();
+  if (g.heap.empty() || !(g.level > 0)) return;
+  const double seconds = std::max(0.0, g.heap.top().finish - g.v) / g.level;
+  TimeNs time = kTimeMax;
+  if (seconds < 9e9) time = g.updated + static_cast<TimeNs>(std::llround(seconds * 1e9));
+  due_.push({std::max(time, sim_.now()), r, g.version});
+}
+
+void FlowNetwork::schedule_next_completion() {
+  for (auto r : dirty_groups_) {
+    group_dirty_[r] = false;
+    refresh_due(r);
+  }
+  dirty_groups_.clear();
+  while (!due_.empty() && due_.top().version != groups_[due_.top().group].version) due_.pop();
+  const TimeNs next = due_.empty() ? kTimeMax : due_.top().time;
+  if (next == completion_time_) return;
+  if (completion_event_) sim_.cancel(completion_event_);
+  completion_event_ = {};
+  completion_time_ = next;
+  if (next != kTimeMax) completion_event_ = sim_.schedule_at(next, [this] { complete_due_flows(); });
+}
+
+void FlowNetwork::complete_due_flows() {
+  close_bins();
+  completion_event_ = {};
+  completion_time_ = kTimeMax;
+  const TimeNs now = sim_.now();
+  std::vector<std::uint32_t> done;
+  while (!due_.empty() && due_.top().time <= now) {
+    const Due d = due_.top();
+    due_.pop();
+    Group& g = groups_[d.group];
+    if (d.version != g.version) continue;
+    advance(g);
+    // Complete every member within one nanosecond of transfer of its end.
+    const double tolerance = g.level * 1e-9;
+    while (!g.heap.empty()) {
+      const HeapItem top = g.heap.top();
+      Message& msg = messages_pool_[top.message];
+      if (top.epoch != msg.epoch) {
+        g.heap.pop();
+        continue;
+      }
+      if (top.finish - g.v > tolerance + 1e-12 * top.finish) break;
+      g.heap.pop();
+      msg.completed = true;
+      done.push_back(top.message);
+    }
+    if (!group_dirty_[d.group]) group_dirty_[d.group] = true, dirty_groups_.push_back(d.group);
+  }
+  std::sort(done.begin(), done.end(),
+            [this](std::uint32_t a, std::uint32_t b) { return messages_pool_[a].seq < messages_pool_[b].seq; });
+  for (std::uint32_t m : done) {
+    const Message& msg = messages_pool_[m];
+    for (ResourceId r : msg.route->resources) resource_bytes_[r] += msg.bytes;
+    solver_.remove_flow(msg.flow);
+  }
+  solver_.solve();
+  schedule_next_completion();
+  for (std::uint32_t m : done) deliver(m);
+}
+
+double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {
+  const ResourceId b = solver_.bottleneck(msg.flow);
+  if (b == MaxMinSolver::kNone) return msg.bytes - msg.remaining;  // joined no group yet
+  const Group& g = groups_[b];
+  const double v = g.v + g.level * to_seconds(t - g.updated);
+  return std::clamp(msg.bytes - (msg.finish - v), 0.0, msg.bytes);
+}
+
+void FlowNetwork::record_utilization(TimeNs bin, std::vector<ResourceId> resources) {
+  if (bin <= 0) throw std::invalid_argument("utilization bin must be positive");
+  bin_ = bin;
+  bin_start_ = sim_.now();
+  recorded_ = std::move(resources);
+  bytes_at_bin_start_.assign(recorded_.size(), 0.0);
+  for (std::size_t i = 0; i < recorded_.size(); ++i) bytes_at_bin_start_[i] = resource_bytes_[recorded_[i]];
+  for (std::size_t i = 0; i < recorded_.size(); ++i)
+    for (MaxMinSolver::FlowId f : solver_.flows_at(recorded_[i]))
+      bytes_at_bin_start_[i] += moved_at(messages_pool_[message_of_flow_[f]], bin_start_);
+}
+
+void FlowNetwork::close_bin(TimeNs end) {
+  std::vector<float> row(recorded_.size());
+  const double seconds = to_seconds(end - bin_start_);
+  for (std::size_t i = 0; i < recorded_.size(); ++i) {
+    const ResourceId r = recorded_[i];
+    double bytes = resource_bytes_[r];
+    for (MaxMinSolver::FlowId f : solver_.flows_at(r)) bytes += moved_at(messages_pool_[message_of_flow_[f]], end);
+    row[i] = seconds > 0 ? static_cast<float>((bytes - bytes_at_bin_start_[i]) / (topology_.capacity(r) * seconds)) : 0.f;
+    bytes_at_bin_start_[i] = bytes;
+  }
+  utilization_.push_back(std::move(row));
+  bin_start_ = end;
+}
+
+// Rates have been constant since the last network event, so the byte counts at a bin
+// boundary in the past are exact.
+void FlowNetwork::close_bins() {
+  if (bin_ == 0 || finished_) return;
+  while (bin_start_ + bin_ <= sim_.now()) close_bin(bin_start_ + bin_);
+}
+
+void FlowNetwork::finish() {
+  if (finished_) return;
+  close_bins();
+  if (bin_ > 0 && sim_.now() > bin_start_) close_bin(sim_.now());
+  finished_ = true;
+  const TimeNs now = sim_.now();
+  for (ResourceId r = 0; r < resource_bytes_.size(); ++r)
+    for (MaxMinSolver::FlowId f : solver_.flows_at(r)) resource_bytes_[r] += moved_at(messages_pool_[message_of_flow_[f]], now);
+}
+
+}  // namespace pssim::net

@@ -1,0 +1,153 @@
+// FlowNetwork: messages over a Topology, timed by the flow-level max-min model.
+//
+// A message from host A to host B first waits the route's latency (sum of the links'
+// latencies), then moves its bytes as a flow whose rate is its max-min fair share of
+// every link direction it crosses (MaxMinSolver), re-solved whenever a flow starts or
+// ends. Flow starts and ends at the same nanosecond are solved together, once.
+// A message to the sending host itself, or of 0 bytes, arrives after the latency alone.
+//
+// Progress is tracked per bottleneck group (processor sharing): all flows bottlenecked at
+// resource r move at r's level, so the group keeps one "virtual" byte counter
+// V_r(t) = integral of the level, and a flow finishes when V_r reaches the value it was
+// given on joining. A level change costs O(log n) instead of touching every flow.
+// Completion times are rounded to the nearest nanosecond; a flow within one nanosecond of
+// transfer of its end at a completion event is complete.
+//
+// Statistics: bytes carried per link direction (exact) and, optionally, a utilization
+// time series in fixed bins for chosen link directions. Rates are constant between
+// network events, so bins are closed lazily at the first network event after their end,
+// exactly, without events of their own: O(active flows) per bin.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <vector>
+
+#include "sim/core/simulator.hpp"
+#include "sim/net/maxmin_solver.hpp"
+#include "sim/net/topology.hpp"
+
+namespace pssim::net {
+
+/// Receives message arrivals. `tag` is the sender's own identification of the message.
+class MessageSink {
+ public:
+  virtual ~MessageSink() = default;
+  virtual void on_delivered(std::uint64_t tag) = 0;
+};
+
+class FlowNetwork : private MaxMinSolver::Listener {
+ public:
+  /// The topology must be complete (no more nodes or links) and outlive the network.
+  FlowNetwork(Simulator& sim, const Topology& topology);
+  FlowNetwork(const FlowNetwork&) = delete;
+  FlowNetwork& operator=(const FlowNetwork&) = delete;
+
+  /// Sends `bytes` (>= 0) from host `src` to host `dst`; calls sink->on_delivered(tag)
+  /// when the last byte arrives. Throws std::runtime_error if dst is unreachable.
+  void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag);
+
+  /// Records the utilization of `resources` in bins of `bin` ns from now on.
+  void record_utilization(TimeNs bin, std::vector<ResourceId> resources);
+  /// Brings the byte counters up to now (counting the transferred part of flows still in
+  /// progress) and closes the current utilization bin. Call once, at the end of a run.
+  void finish();
+
+  const Topology& topology() const { return topology_; }
+  std::uint64_t messages() const { return messages_; }
+  std::uint64_t flows() const { return flows_started_; }
+  double bytes_sent() const { return bytes_sent_; }
+  /// Bytes carried by each resource (link direction); complete after finish().
+  const std::vector<double>& resource_bytes() const { return resource_bytes_; }
+  /// The recorded resources, and their utilization (0..1) per bin: [bin][i] for
+  /// recorded_resources()[i]. The last bin may be shorter (it ends at finish()).
+  const std::vector<ResourceId>& recorded_resources() const { return recorded_; }
+  const std::vector<std::vector<float>>& link_utilization() const { return utilization_; }
+  TimeNs utilization_bin() const { return bin_; }
+  const MaxMinSolver::Stats& solver_stats() const { return solver_.stats(); }
+  std::size_t active_flows() const { return solver_.active_flows(); }
+
+ private:
+  struct Message {
+    MessageSink* sink = nullptr;
+    std::uint64_t tag = 0;
+    std::uint64_t seq = 0;  // send order: deterministic delivery order for simultaneous ends
+    double bytes = 0;
+    const Route* route = nullptr;
+    MaxMinSolver::FlowId flow = 0;
+    double remaining = 0;    // bytes left when it joined its current group
+    double finish = 0;       // group V at which it completes
+    std::uint32_t epoch = 0; // invalidates stale group-heap entries
+    std::uint32_t index = 0; // own position in the pool
+    bool completed = false;
+    FlowNetwork* network = nullptr;
+  };
+  struct HeapItem {
+    double finish;
+    std::uint64_t seq;
+    std::uint32_t message;
+    std::uint32_t epoch;
+    bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : seq > o.seq; }
+  };
+  struct Group {
+    double v = 0;        // bytes moved per flow since the group formed
+    TimeNs updated = 0;  // time of v
+    double level = 0;    // bytes/s
+    std::uint32_t members = 0;
+    std::uint32_t version = 0;
+    std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<>> heap;
+  };
+  struct Due {
+    TimeNs time;
+    MaxMinSolver::ResourceId group;
+    std::uint32_t version;
+    bool operator>(const Due& o) const { return time != o.time ? time > o.time : group > o.group; }
+  };
+
+  // MaxMinSolver::Listener
+  void level_changed(MaxMinSolver::ResourceId r, double old_level, double new_level) override;
+  void bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to) override;
+
+  std::uint32_t new_message();
+  void start_flow(std::uint32_t m);
+  void deliver(std::uint32_t m);
+  void request_solve();
+  void solve_now();
+  void advance(Group& g);
+  void refresh_due(MaxMinSolver::ResourceId r);
+  void schedule_next_completion();
+  void complete_due_flows();
+  void close_bins();                        // bins that ended before now
+  void close_bin(TimeNs end);
+  double moved_at(const Message& m, TimeNs t) const;  // bytes of in-progress m moved by t
+
+  Simulator& sim_;
+  const Topology& topology_;
+  MaxMinSolver solver_;
+  std::deque<Message> messages_pool_;  // stable addresses: events point at messages
+  std::vector<std::uint32_t> free_messages_;
+  std::vector<std::uint32_t> message_of_flow_;  // flow id -> message index
+  std::vector<Group> groups_;                     // one per resource
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::vector<MaxMinSolver::ResourceId> dirty_groups_;
+  std::vector<bool> group_dirty_;
+  bool solve_scheduled_ = false;
+  EventId completion_event_;
+  TimeNs completion_time_ = kTimeMax;
+
+  std::uint64_t messages_ = 0;
+  std::uint64_t flows_started_ = 0;
+  std::uint64_t next_seq_ = 0;
+  double bytes_sent_ = 0;
+  std::vector<double> resource_bytes_;  // completed flows only, until finish()
+
+  TimeNs bin_ = 0;
+  TimeNs bin_start_ = 0;
+  std::vector<ResourceId> recorded_;
+  std::vector<double> bytes_at_bin_start_;  // per recorded resource
+  std::vector<std::vector<float>> utilization_;
+  bool finished_ = false;
+};
+
+}  // namespace pssim::net

@@ -1,0 +1,154 @@
+// MaxMinSolver: max-min fair rates of flows over shared resources, kept up to date
+// incrementally as flows come and go.
+//
+// The problem (the flow-level model SimGrid validated, "CM02" without cross-traffic):
+//   resources r with capacity C_r > 0 (bytes/s); flows f, each crossing a set R_f of
+//   resources. Find rates x_f >= 0 with  sum_{f : r in R_f} x_f <= C_r  for every r,
+//   that are max-min fair: no rate can grow without shrinking a rate that is not larger.
+// Progressive filling solves it: raise every rate together; when a resource fills up,
+// freeze the flows crossing it at the current level; continue with the others.
+// Its solution has a structure this class maintains:
+//   - every flow f has a *bottleneck* b(f) in R_f, a saturated resource, and x_f = L_b(f);
+//   - a saturated resource r has a *level* L_r = (C_r - S_r) / n_r, where n_r >= 1 flows
+//     have r as bottleneck and S_r is the sum of the rates of the other ("foreign") flows
+//     crossing r, all of which are bottlenecked at resources of level <= L_r;
+//   - an unsaturated resource carries less than its capacity.
+//
+// Incremental updates (the common case, O(route length) per flow): a new flow joins the
+// saturated resource of lowest prospective level on its route; a leaving flow leaves its
+// bottleneck; levels are re-derived along "foreign" edges in level order. The result is
+// then *verified*: foreign flows never exceed a level, and unsaturated resources stay
+// below capacity. The latter uses a certificate instead of exact loads (which would cost
+// O(flows) when a heavily shared level moves): each flow carries an "accounted" rate,
+// A_r sums them over an unsaturated r, and inc_b bounds how far the rates of flows
+// bottlenecked at b rose since they were accounted, so that
+//     load_r <= A_r + n_r * max_b inc_b  < C_r      is checked in O(log R).
+// When the certificate is too weak, the bottleneck with the largest inc is re-accounted
+// (O(its flows)); when a check fails, the structure changed and a full progressive
+// filling runs: O(F * route length + R log R). The result is exact either way (up to
+// floating-point rounding); tests compare it with an independent full solution.
+//
+// Changes are reported to a Listener as they are made (level changes of bottleneck
+// resources, flows changing bottleneck), so that a flow's progress can be tracked per
+// bottleneck group ("processor sharing": all flows of a group move at its level).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <queue>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace pssim::net {
+
+class MaxMinSolver {
+ public:
+  using ResourceId = std::uint32_t;
+  using FlowId = std::uint32_t;
+  static constexpr ResourceId kNone = std::numeric_limits<ResourceId>::max();
+  static constexpr std::size_t kMaxRoute = 16;
+
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    /// The level of bottleneck resource r changed (old or new may be 0: not a bottleneck).
+    virtual void level_changed(ResourceId r, double old_level, double new_level) = 0;
+    /// Flow f moved from bottleneck `from` to `to` (kNone: it was just added / removed).
+    virtual void bottleneck_changed(FlowId f, ResourceId from, ResourceId to) = 0;
+  };
+
+  struct Stats {
+    std::uint64_t incremental_updates = 0;  ///< flows added or removed without a full solve
+    std::uint64_t full_solves = 0;
+    std::uint64_t reaccounts = 0;
+  };
+
+  explicit MaxMinSolver(std::vector<double> capacities, Listener* listener = nullptr);
+
+  /// Adds a flow over `route` (distinct resources, at most kMaxRoute). Its rate is known
+  /// after the next solve(). Reuses ids of removed flows.
+  FlowId add_flow(std::span<const ResourceId> route);
+  /// Removes a flow; takes effect at the next solve().
+  void remove_flow(FlowId f);
+  /// Brings every rate up to date after the adds and removes since the last call.
+  void solve();
+
+  double rate(FlowId f) const;
+  ResourceId bottleneck(FlowId f) const { return flows_[f].bottleneck; }
+  /// Level of a bottleneck resource, or 0 when no flow is bottlenecked there.
+  double level(ResourceId r) const { return resources_[r].bottlenecked > 0 ? resources_[r].level : 0.0; }
+  double capacity(ResourceId r) const { return resources_[r].capacity; }
+  std::span<const ResourceId> route(FlowId f) const;
+  /// Flows currently crossing r (unordered).
+  std::span<const FlowId> flows_at(ResourceId r) const { return resources_[r].flows; }
+  std::size_t active_flows() const { return active_; }
+  std::size_t resource_count() const { return resources_.size(); }
+  const Stats& stats() const { return stats_; }
+
+  /// Recomputes everything from scratch (progressive filling). solve() calls it when the
+  /// incremental path cannot certify its result; tests call it directly.
+  void full_solve();
+
+ private:
+  // (resource, count) pairs kept sorted by resource: small in practice.
+  using CountMap = std::vector<std::pair<ResourceId, std::uint32_t>>;
+
+  struct Flow {
+    ResourceId route[kMaxRoute];
+    std::uint32_t position[kMaxRoute];  // index of this flow in resources_[route[i]].flows
+    std::uint8_t length = 0;
+    bool active = false;
+    bool placed = false;  // counted in the solution (false while pending)
+    ResourceId bottleneck = kNone;
+    double accounted = 0;  // rate booked in A_r of the unsaturated resources it crosses
+  };
+  struct Resource {
+    double capacity = 0;
+    std::vector<FlowId> flows;       // placed flows crossing r
+    std::uint32_t bottlenecked = 0;  // n_r
+    double level = 0;                // L_r, valid when bottlenecked > 0
+    CountMap foreign;                // bottleneck -> count of foreign flows (saturated r only)
+    CountMap dependents;             // saturated resource -> count of my flows crossing it
+    double accounted = 0;            // A_r (unsaturated r only)
+    double increase = 0;             // inc_r: bound on rate growth of my flows since accounted
+    std::uint32_t key_version = 0;   // invalidates stale heap entries
+    std::uint32_t inc_version = 0;
+  };
+
+  bool saturated(ResourceId r) const { return resources_[r].bottlenecked > 0; }
+  static void count_add(CountMap& m, ResourceId r, std::int64_t delta);
+  void attach(FlowId f);  // adds f to its resources' flow lists
+  void detach(FlowId f);
+  void set_level(ResourceId r, double level);
+  void set_bottleneck(FlowId f, ResourceId b);
+  double foreign_load(ResourceId r) const;
+  void touch_key(ResourceId r);
+  void touch_increase(ResourceId r);
+  double min_key();
+  double max_increase();
+  void reaccount(ResourceId b);
+
+  bool try_remove(FlowId f);
+  bool try_add(FlowId f);
+  bool propagate();
+  bool certify();
+
+  std::vector<Resource> resources_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_ids_;
+  std::vector<FlowId> pending_add_, pending_remove_;
+  std::size_t active_ = 0;
+  Listener* listener_;
+  Stats stats_;
+
+  // Work lists of one solve().
+  std::vector<ResourceId> changed_;  // levels changed: verify and propagate
+  std::vector<bool> in_changed_;
+  // Certificate heaps (lazy deletion by version).
+  using HeapEntry = std::pair<double, std::pair<ResourceId, std::uint32_t>>;
+  std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> keys_;  // (C - A) / n, unsaturated
+  std::priority_queue<HeapEntry> increases_;                                    // inc, bottlenecks
+};
+
+}  // namespace pssim::net

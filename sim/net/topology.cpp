@@ -1,0 +1,150 @@
+#include "sim/net/topology.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/property_map/function_property_map.hpp>
+#include <fmt/format.h>
+
+namespace pssim::net {
+
+NodeId Topology::add_node(std::string name, NodeKind kind) {
+  if (by_name_.count(name)) throw std::invalid_argument(fmt::format("node '{}' defined twice", name));
+  const NodeId id = static_cast<NodeId>(boost::add_vertex(graph_));
+  by_name_.emplace(name, id);
+  nodes_.push_back({std::move(name), kind});
+  invalidate_routes();
+  return id;
+}
+
+void Topology::invalidate_routes() {
+  routes_.clear();
+  trees_.clear();
+}
+
+NodeId Topology::add_host(std::string name) { return add_node(std::move(name), NodeKind::Host); }
+NodeId Topology::add_switch(std::string name) { return add_node(std::move(name), NodeKind::Switch); }
+
+LinkId Topology::add_link(NodeId a, NodeId b, double capacity_ab, double capacity_ba, TimeNs latency) {
+  if (a >= nodes_.size() || b >= nodes_.size() || a == b)
+    throw std::invalid_argument("a link joins two different existing nodes");
+  for (double c : {capacity_ab, capacity_ba})
+    if (!(c > 0) || !std::isfinite(c))
+      throw std::invalid_argument(fmt::format("link {} - {} needs a positive, finite capacity", nodes_[a].name,
+                                              nodes_[b].name));
+  if (latency < 0) throw std::invalid_argument("negative link latency");
+  const LinkId id = static_cast<LinkId>(links_.size());
+  links_.push_back({a, b, {capacity_ab, capacity_ba}, latency});
+  boost::add_edge(a, b, id, graph_);
+  invalidate_routes();
+  return id;
+}
+
+NodeId Topology::node(const std::string& name) const {
+  const auto it = by_name_.find(name);
+  if (it == by_name_.end()) throw std::out_of_range(fmt::format("no node named '{}'", name));
+  return it->second;
+}
+
+double Topology::capacity(ResourceId r) const { return links_.at(r / 2).capacity[r % 2]; }
+
+void Topology::set_capacity(ResourceId r, double capacity) {
+  if (!(capacity > 0) || !std::isfinite(capacity)) throw std::invalid_argument("capacity must be positive and finite");
+  links_.at(r / 2).capacity[r % 2] = capacity;
+}
+
+void Topology::set_latency(LinkId l, TimeNs latency) {
+  if (latency < 0) throw std::invalid_argument("negative link latency");
+  links_.at(l).latency = latency;
+  invalidate_routes();
+}
+
+std::string Topology::resource_name(ResourceId r) const {
+  const Link& l = links_.at(r / 2);
+  const NodeId from = r % 2 == 0 ? l.a : l.b;
+  const NodeId to = r % 2 == 0 ? l.b : l.a;
+  return nodes_[from].name + " -> " + nodes_[to].name;
+}
+
+LinkId Topology::access_link(NodeId host) const {
+  const auto [begin, end] = boost::out_edges(host, graph_);
+  if (std::distance(begin, end) != 1)
+    throw std::logic_error(fmt::format("host '{}' does not have exactly one link", nodes_.at(host).name));
+  return boost::get(boost::edge_index, graph_, *begin);
+}
+
+std::int64_t Topology::weight(LinkId l) const {
+  // Latency in ns scaled by 2^20, plus 1 per hop: equal latencies prefer fewer hops.
+  // Latencies are at most 10 s = 1e10 ns, so a path of 2^20 hops stays below 2^63.
+  return links_[l].latency * (std::int64_t{1} << 20) + 1;
+}
+
+const Topology::Tree& Topology::tree_from(NodeId root) const {
+  if (auto it = trees_.find(root); it != trees_.end()) return it->second;
+  const std::size_t n = nodes_.size();
+  std::vector<std::int64_t> distance(n);
+  std::vector<std::size_t> predecessor(n);
+  auto weights = boost::make_function_property_map<Graph::edge_descriptor>(
+      [this](const Graph::edge_descriptor& e) { return weight(boost::get(boost::edge_index, graph_, e)); });
+  boost::dijkstra_shortest_paths(graph_, root,
+                                 boost::predecessor_map(predecessor.data()).distance_map(distance.data()).weight_map(weights));
+  Tree tree;
+  tree.via.assign(n, kNoLink);
+  for (NodeId v = 0; v < n; ++v) {
+    if (v == root || predecessor[v] == v) continue;
+    const NodeId u = static_cast<NodeId>(predecessor[v]);
+    // Among parallel links u - v, the lightest, then the lowest id.
+    for (auto [it, end] = boost::out_edges(u, graph_); it != end; ++it) {
+      if (boost::target(*it, graph_) != v) continue;
+      const LinkId l = boost::get(boost::edge_index, graph_, *it);
+      const LinkId best = tree.via[v];
+      if (best == kNoLink || weight(l) < weight(best) || (weight(l) == weight(best) && l < best)) tree.via[v] = l;
+    }
+  }
+  return trees_.emplace(root, std::move(tree)).first->second;
+}
+
+bool Topology::append_path(const Tree& tree, NodeId root, NodeId dst, Route& route) const {
+  std::vector<ResourceId> reversed;
+  for (NodeId v = dst; v != root;) {
+    const LinkId l = tree.via[v];
+    if (l == kNoLink) return false;
+    const NodeId u = links_[l].a == v ? links_[l].b : links_[l].a;
+    reversed.push_back(2 * l + (links_[l].a == u ? 0 : 1));
+    route.latency += links_[l].latency;
+    v = u;
+    if (reversed.size() > nodes_.size()) return false;
+  }
+  route.resources.insert(route.resources.end(), reversed.rbegin(), reversed.rend());
+  return true;
+}
+
+const Route& Topology::route(NodeId src, NodeId dst) const {
+  if (src >= nodes_.size() || dst >= nodes_.size()) throw std::out_of_range("route between unknown nodes");
+  const std::uint64_t key = (std::uint64_t{src} << 32) | dst;
+  if (auto it = routes_.find(key); it != routes_.end()) return it->second;
+  Route route;
+  bool reachable = true;
+  if (src != dst) {
+    // Leave a single-link host by its link; the rest of the path comes from the tree
+    // rooted at the node on the other side.
+    NodeId start = src;
+    if (boost::out_degree(src, graph_) == 1 && nodes_[src].kind == NodeKind::Host) {
+      const LinkId l = access_link(src);
+      route.resources.push_back(2 * l + (links_[l].a == src ? 0 : 1));
+      route.latency += links_[l].latency;
+      start = links_[l].a == src ? links_[l].b : links_[l].a;
+    }
+    if (start != dst) reachable = append_path(tree_from(start), start, dst, route);
+  }
+  if (!reachable)
+    throw std::runtime_error(fmt::format("no route from {} to {}: the topology is not connected", nodes_[src].name,
+                                         nodes_[dst].name));
+  if (route.resources.size() > kMaxRouteLength)
+    throw std::runtime_error(fmt::format("the route from {} to {} crosses {} links; at most {} are supported",
+                                         nodes_[src].name, nodes_[dst].name, route.resources.size(), kMaxRouteLength));
+  return routes_.emplace(key, std::move(route)).first->second;
+}
+
+}  // namespace pssim::net

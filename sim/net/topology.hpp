@@ -1,0 +1,105 @@
+// Topology: hosts and switches joined by full-duplex links, held in a Boost.Graph graph.
+//
+// Every link has a latency and one capacity per direction (bytes per second). Each
+// direction of a link is a *resource* of the flow model: resource 2*l is link l from its
+// first end to its second ("up" for a host's NIC link), 2*l + 1 the reverse ("down").
+// Switches are non-blocking: only links constrain flows.
+//
+// Routes are shortest paths by total latency, ties broken by fewest hops, then by link
+// order (deterministic). A host with a single link (its NIC) always leaves and arrives by
+// it, so routes between such hosts only need shortest-path trees rooted at switches:
+// Dijkstra runs once per switch that starts a route, O((V + E) log V), and each requested
+// (source, destination) route is cached. Memory grows with the pairs used, not V^2.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "sim/core/time.hpp"
+
+namespace pssim::net {
+
+using NodeId = std::uint32_t;
+using LinkId = std::uint32_t;
+using ResourceId = std::uint32_t;
+
+/// The longest route a flow may take, in links.
+inline constexpr std::size_t kMaxRouteLength = 16;
+
+struct Route {
+  std::vector<ResourceId> resources;  ///< link directions crossed, in order
+  TimeNs latency = 0;                 ///< sum of the links' latencies
+};
+
+class Topology {
+ public:
+  enum class NodeKind { Host, Switch };
+
+  NodeId add_host(std::string name);
+  NodeId add_switch(std::string name);
+  /// A full-duplex link. `capacity_ab` applies from a to b, `capacity_ba` from b to a
+  /// (bytes per second, > 0). Throws std::invalid_argument for bad values.
+  LinkId add_link(NodeId a, NodeId b, double capacity_ab, double capacity_ba, TimeNs latency);
+
+  std::size_t node_count() const { return nodes_.size(); }
+  std::size_t link_count() const { return links_.size(); }
+  std::size_t resource_count() const { return 2 * links_.size(); }
+  const std::string& node_name(NodeId n) const { return nodes_.at(n).name; }
+  NodeKind node_kind(NodeId n) const { return nodes_.at(n).kind; }
+  /// Node by name; throws std::out_of_range naming it when absent.
+  NodeId node(const std::string& name) const;
+  bool has_node(const std::string& name) const { return by_name_.count(name) != 0; }
+
+  double capacity(ResourceId r) const;
+  /// "worker-3 -> switch" style name of a link direction.
+  std::string resource_name(ResourceId r) const;
+  /// The link a host is attached by, if it has exactly one (its NIC link).
+  LinkId access_link(NodeId host) const;
+  /// Changes one direction's capacity (per-host NIC overrides). Routes are unaffected.
+  void set_capacity(ResourceId r, double capacity);
+  void set_latency(LinkId l, TimeNs latency);
+
+  /// The cached route from src to dst. Throws std::runtime_error if dst is unreachable
+  /// or the route is longer than kMaxRouteLength. src == dst gives an empty route.
+  const Route& route(NodeId src, NodeId dst) const;
+
+ private:
+  struct Node {
+    std::string name;
+    NodeKind kind;
+  };
+  struct Link {
+    NodeId a, b;
+    double capacity[2];
+    TimeNs latency;
+  };
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
+                                      boost::property<boost::edge_index_t, LinkId>>;
+
+  /// Shortest-path tree rooted at `root`: for every node, the link that reaches it from
+  /// its parent (kNoLink for the root and unreachable nodes).
+  struct Tree {
+    std::vector<LinkId> via;
+  };
+  static constexpr LinkId kNoLink = 0xffffffffu;
+
+  NodeId add_node(std::string name, NodeKind kind);
+  void invalidate_routes();
+  const Tree& tree_from(NodeId root) const;
+  /// Appends the resources of the tree path root -> dst; false if unreachable.
+  bool append_path(const Tree& tree, NodeId root, NodeId dst, Route& route) const;
+  std::int64_t weight(LinkId l) const;
+
+  Graph graph_;
+  std::vector<Node> nodes_;
+  std::vector<Link> links_;
+  std::unordered_map<std::string, NodeId> by_name_;
+  mutable std::unordered_map<std::uint64_t, Route> routes_;  // key: src << 32 | dst
+  mutable std::unordered_map<NodeId, Tree> trees_;
+};
+
+}  // namespace pssim::net

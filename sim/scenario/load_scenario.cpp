@@ -1,0 +1,45 @@
+#include "sim/scenario/load_scenario.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/scenario/overrides.hpp"
+#include "sim/scenario/scenario_schema.hpp"
+#include "sim/scenario/translate.hpp"
+#include "sim/scenario/validate.hpp"
+#include "sim/scenario/yaml_loader.hpp"
+#include "sim/scenario/yaml_writer.hpp"
+
+namespace pssim::scenario {
+namespace {
+
+LoadedScenario finish(ConfigNode raw, const Overrides& overrides) {
+  if (!raw.is_map())
+    throw ScenarioError(raw.location(), fmt::format("a scenario is a mapping of keys (name:, model:, cluster: ...), "
+                                                    "not {}",
+                                                    raw.describe()));
+  for (const auto& assignment : overrides.assignments) apply_override(raw, assignment);
+  if (overrides.seed) apply_override(raw, fmt::format("seed={}", *overrides.seed));
+  LoadedScenario loaded;
+  loaded.resolved = validate(raw, scenario_schema());
+  loaded.scenario = translate(loaded.resolved);
+  return loaded;
+}
+
+}  // namespace
+
+LoadedScenario load_scenario_file(const std::string& path, const Overrides& overrides) {
+  return finish(load_yaml_file(path), overrides);
+}
+
+LoadedScenario load_scenario_text(std::string_view text, const std::string& source, const Overrides& overrides) {
+  return finish(load_yaml_string(text, source), overrides);
+}
+
+std::string resolved_yaml(const LoadedScenario& loaded) {
+  return to_yaml(loaded.resolved,
+                 "Resolved scenario written by pssim: every key with the value the run used\n"
+                 "(defaults filled in, command-line overrides applied).\n"
+                 "`pssim run` on this file reproduces the run.");
+}
+
+}  // namespace pssim::scenario

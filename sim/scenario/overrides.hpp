@@ -1,0 +1,22 @@
+// Command-line overrides: `--set path.to.key=value` and `--seed N`.
+//
+// An override edits the raw tree before validation, so an overridden value is checked
+// exactly like one from the file, and errors point at the override itself
+// ("<--set cluster.workers.count=x>:1:24: error: ..."). The value is YAML, so
+// `--set protocol={mode: ssp, staleness: 2}` and `--set cluster.workers.speed.factors=[1,2]`
+// work. Numeric path segments index lists (`network.links.0.bandwidth=1Gbps`).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "sim/scenario/config_node.hpp"
+
+namespace pssim::scenario {
+
+/// Applies one "path=value" override to `root` (a map). Missing intermediate maps are
+/// created. Throws ScenarioError for a malformed override or a path through a scalar or
+/// past the end of a list.
+void apply_override(ConfigNode& root, std::string_view assignment);
+
+}  // namespace pssim::scenario

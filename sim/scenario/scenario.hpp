@@ -1,0 +1,133 @@
+// Scenario: the typed, validated content of a scenario file.
+//
+// Plain data, produced by translate() from a resolved ConfigNode and consumed by the
+// experiment builder. Every field has a unit in its name or comment; every value has
+// already been checked (ranges, cross-field rules), so consumers need not re-check.
+// The meaning of each key is documented once, in the schema (scenario_schema.cpp), and
+// rendered into docs/scenario-reference.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/time.hpp"
+
+namespace pssim::scenario {
+
+struct SyntheticModel {
+  std::int64_t params = 0;                 ///< float32 parameters
+  double flops_per_sample = 0;             ///< forward + backward
+  std::vector<std::int64_t> layer_params;  ///< sizes of the layers (tensors), in order; sums to params
+};
+
+struct ModelConfig {
+  enum class Kind { Synthetic } kind = Kind::Synthetic;
+  SyntheticModel synthetic;
+};
+
+struct DataConfig {
+  std::int64_t batch_size = 32;  ///< samples per worker per iteration
+};
+
+struct StopConfig {
+  std::optional<TimeNs> sim_time;        ///< stop when simulated time reaches this
+  std::optional<std::int64_t> updates;  ///< stop when every shard has applied this many updates
+};
+
+struct TrainingConfig {
+  StopConfig stop;
+};
+
+struct SpeedConfig {
+  enum class Dist { Constant, List, Uniform, Lognormal, Stragglers, TransientStragglers } dist = Dist::Constant;
+  double factor = 1.0;          ///< Constant
+  std::vector<double> factors;  ///< List: one per worker
+  double min = 1.0, max = 1.0;  ///< Uniform
+  double sigma = 0.0;           ///< Lognormal: factor = exp(N(0, sigma^2)), median 1
+  double fraction = 0.0;        ///< Stragglers: share of workers that are slow
+  double slowdown = 1.0;        ///< Stragglers / TransientStragglers: a slow worker takes slowdown x longer
+  double probability = 0.0;     ///< TransientStragglers: chance per worker per iteration
+};
+
+struct WorkersConfig {
+  std::int64_t count = 1;
+  double throughput_flops = 1e13;  ///< FLOP/s at speed factor 1
+  SpeedConfig speed;
+  double noise_sigma = 0.0;  ///< per-iteration lognormal noise on the speed, median 1
+};
+
+struct ServersConfig {
+  enum class Placement { RoundRobin, Balanced, Colocated } placement = Placement::RoundRobin;
+  enum class Partition { Bytes, Layer } partition = Partition::Bytes;
+  std::int64_t count = 1;   ///< server hosts (unused when colocated)
+  std::int64_t shards = 1;  ///< parameter shards
+  std::optional<double> apply_bandwidth;  ///< bytes of its slice a shard applies per second; none = free
+};
+
+struct ClusterConfig {
+  WorkersConfig workers;
+  ServersConfig servers;
+};
+
+/// One host's network interface: full duplex, separate up (sending) and down (receiving)
+/// capacity, in bytes per second, and the latency of its link.
+struct NicConfig {
+  double up = 1.25e9;
+  double down = 1.25e9;
+  TimeNs latency = 20 * kMicrosecond;
+};
+
+struct NicOverride {
+  std::string host;  ///< "worker-3", "server-0"
+  std::optional<double> up, down;
+  std::optional<TimeNs> latency;
+};
+
+struct ExplicitLink {
+  std::string from, to;
+  double forward = 0;  ///< bytes/s from -> to
+  double reverse = 0;  ///< bytes/s to -> from
+  TimeNs latency = 0;
+};
+
+struct NetworkConfig {
+  enum class Topology { Star, TwoTier, Explicit } topology = Topology::Star;
+  NicConfig worker_nic, server_nic;
+  std::vector<NicOverride> nic_overrides;
+  // two-tier
+  std::int64_t racks = 1;
+  double oversubscription = 1.0;
+  TimeNs uplink_latency = kMicrosecond;
+  enum class ServerRacks { OwnRack, Spread } server_racks = ServerRacks::OwnRack;
+  // explicit
+  std::vector<std::string> switches;
+  std::vector<ExplicitLink> links;
+  std::vector<std::string> worker_hosts, server_hosts;
+};
+
+struct ProtocolConfig {
+  enum class Mode { Sync, Async, Ssp } mode = Mode::Sync;
+  std::int64_t backup_workers = 0;  ///< sync: each round proceeds with the first N - b gradients
+  std::int64_t staleness = 0;       ///< ssp: bound s
+};
+
+struct OutputConfig {
+  TimeNs utilization_interval = 10 * kMillisecond;  ///< bin width of link_utilization.csv
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  ModelConfig model;
+  DataConfig data;
+  TrainingConfig training;
+  ClusterConfig cluster;
+  NetworkConfig network;
+  ProtocolConfig protocol;
+  OutputConfig output;
+};
+
+}  // namespace pssim::scenario

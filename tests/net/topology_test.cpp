@@ -1,0 +1,51 @@
+#include <catch2/catch.hpp>
+
+#include "sim/net/topology_builders.hpp"
+
+using namespace pssim::net;
+
+TEST_CASE("star routes cross the sender's up and the receiver's down link", "[topology]") {
+  const Topology t = build_star({{"a", 10, 20, 5}, {"b", 30, 40, 7}});
+  const Route& r = t.route(t.node("a"), t.node("b"));
+  REQUIRE(r.resources.size() == 2);
+  CHECK(t.capacity(r.resources[0]) == 10);  // a up
+  CHECK(t.capacity(r.resources[1]) == 40);  // b down
+  CHECK(r.latency == 12);
+  CHECK(t.resource_name(r.resources[0]) == "a -> switch");
+  CHECK(t.resource_name(r.resources[1]) == "switch -> b");
+  CHECK(t.route(t.node("a"), t.node("a")).resources.empty());
+}
+
+TEST_CASE("two-tier routes cross the rack uplinks, sized by oversubscription", "[topology]") {
+  // Racks of two hosts (10 up, 10 down each), oversubscription 4: rack uplinks 20 / 4 = 5.
+  const Topology t = build_two_tier({{"h0", 10, 10, 1}, {"h1", 10, 10, 1}, {"h2", 10, 10, 1}, {"h3", 10, 10, 1}},
+                                    {0, 0, 1, 1}, 2, 4.0, 100);
+  const Route& cross = t.route(t.node("h0"), t.node("h2"));
+  REQUIRE(cross.resources.size() == 4);
+  CHECK(t.resource_name(cross.resources[1]) == "tor-0 -> core");
+  CHECK(t.capacity(cross.resources[1]) == 5.0);
+  CHECK(t.resource_name(cross.resources[2]) == "core -> tor-1");
+  CHECK(cross.latency == 1 + 100 + 100 + 1);
+  CHECK(t.route(t.node("h0"), t.node("h1")).resources.size() == 2);  // stays in the rack
+}
+
+TEST_CASE("explicit topologies route by lowest latency, then fewest hops", "[topology]") {
+  // a - s1 - b is short in hops but slow (latency 50 + 50); a - s2 - s3 - b takes 30.
+  const Topology t = build_explicit({"a", "b"}, {"s1", "s2", "s3"},
+                                    {{"a", "s1", 1, 1, 0}, {"s1", "b", 1, 1, 100},
+                                     {"a", "s2", 1, 1, 10}, {"s2", "s3", 1, 1, 10}, {"s3", "b", 1, 1, 10}});
+  const Route& r = t.route(t.node("a"), t.node("b"));
+  CHECK(r.latency == 30);
+  CHECK(r.resources.size() == 3);
+  CHECK_THROWS_WITH(build_explicit({"a"}, {}, {{"a", "x", 1, 1, 0}}), Catch::Contains("no host or switch named 'x'"));
+  CHECK_THROWS_WITH(build_explicit({"a", "b"}, {"s"}, {{"a", "s", 1, 1, 0}}), Catch::Contains("host 'b' has no link"));
+}
+
+TEST_CASE("unreachable hosts are an error naming them", "[topology]") {
+  Topology t;
+  const auto a = t.add_host("a");
+  const auto b = t.add_host("b");
+  const auto s = t.add_switch("s");
+  t.add_link(a, s, 1, 1, 0);
+  CHECK_THROWS_WITH(t.route(a, b), Catch::Contains("no route from a to b"));
+}
