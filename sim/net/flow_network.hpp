@@ -27,17 +27,11 @@
 #include "sim/core/simulator.hpp"
 #include "sim/net/maxmin_solver.hpp"
 #include "sim/net/topology.hpp"
+#include "sim/net/transport.hpp"
 
 namespace pssim::net {
 
-/// Receives message arrivals. `tag` is the sender's own identification of the message.
-class MessageSink {
- public:
-  virtual ~MessageSink() = default;
-  virtual void on_delivered(std::uint64_t tag) = 0;
-};
-
-class FlowNetwork : private MaxMinSolver::Listener {
+class FlowNetwork : public Transport, private MaxMinSolver::Listener {
  public:
   /// The topology must be complete (no more nodes or links) and outlive the network.
   FlowNetwork(Simulator& sim, const Topology& topology);
@@ -46,7 +40,7 @@ class FlowNetwork : private MaxMinSolver::Listener {
 
   /// Sends `bytes` (>= 0) from host `src` to host `dst`; calls sink->on_delivered(tag)
   /// when the last byte arrives. Throws std::runtime_error if dst is unreachable.
-  void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag);
+  void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) override;
 
   /// Records the utilization of `resources` in bins of `bin` ns from now on.
   void record_utilization(TimeNs bin, std::vector<ResourceId> resources);

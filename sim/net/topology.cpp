@@ -60,6 +60,12 @@ void Topology::set_latency(LinkId l, TimeNs latency) {
   invalidate_routes();
 }
 
+ResourceId Topology::direction(LinkId l, NodeId from) const {
+  const Link& link = links_.at(l);
+  if (link.a != from && link.b != from) throw std::invalid_argument("node is not an end of the link");
+  return 2 * l + (link.a == from ? 0 : 1);
+}
+
 std::string Topology::resource_name(ResourceId r) const {
   const Link& l = links_.at(r / 2);
   const NodeId from = r % 2 == 0 ? l.a : l.b;

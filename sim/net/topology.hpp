@@ -59,6 +59,8 @@ class Topology {
   std::string resource_name(ResourceId r) const;
   /// The link a host is attached by, if it has exactly one (its NIC link).
   LinkId access_link(NodeId host) const;
+  /// The resource of link l in the direction leaving node `from`.
+  ResourceId direction(LinkId l, NodeId from) const;
   /// Changes one direction's capacity (per-host NIC overrides). Routes are unaffected.
   void set_capacity(ResourceId r, double capacity);
   void set_latency(LinkId l, TimeNs latency);

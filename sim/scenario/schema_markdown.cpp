@@ -23,7 +23,9 @@ std::string range_text(const Schema& s) {
       default: return fmt::format("{}", v);
     }
   };
-  if (s.min && s.max) return fmt::format("{} {} … {}", s.min_exclusive ? ">" : "", show(*s.min), show(*s.max));
+  if (s.min && s.max)
+    return s.min_exclusive ? fmt::format("> {}, ≤ {}", show(*s.min), show(*s.max))
+                           : fmt::format("{} … {}", show(*s.min), show(*s.max));
   if (s.min) return fmt::format("{} {}", s.min_exclusive ? ">" : "≥", show(*s.min));
   if (s.max) return fmt::format("≤ {}", show(*s.max));
   return "";

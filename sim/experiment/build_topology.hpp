@@ -1,0 +1,20 @@
+// The topology of a scenario: hosts named worker-<i> and server-<j>, builder by kind,
+// NIC overrides applied.
+#pragma once
+
+#include <vector>
+
+#include "sim/net/topology.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace pssim::experiment {
+
+struct BuiltTopology {
+  net::Topology topology;
+  std::vector<net::NodeId> worker_hosts;
+  std::vector<net::NodeId> server_hosts;  ///< empty when servers are colocated
+};
+
+BuiltTopology build_topology(const scenario::Scenario& s);
+
+}  // namespace pssim::experiment

@@ -1,0 +1,76 @@
+// Experiment: one scenario turned into a runnable simulation, and its run.
+//
+// build: hosts "worker-<i>" and "server-<j>", the topology the scenario asks for with its
+// NIC overrides, the shards and their placement, the compute model and the protocol.
+// run: until the first stop condition (simulated time, or every shard's update count),
+// then the network's counters are closed. Everything is owned here; one Experiment is
+// independent of any other, so several can run on several threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/simulator.hpp"
+#include "sim/net/flow_network.hpp"
+#include "sim/net/topology.hpp"
+#include "sim/ps/compute_model.hpp"
+#include "sim/ps/ps_engine.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace pssim::experiment {
+
+/// Why a run ended.
+enum class StopReason { SimTime, Updates };
+
+struct RunStats {
+  StopReason stopped_by = StopReason::SimTime;
+  TimeNs sim_time = 0;
+  double wall_seconds = 0;
+  std::uint64_t events = 0;
+};
+
+class Experiment {
+ public:
+  /// Builds everything; throws std::runtime_error / std::invalid_argument for a scenario
+  /// that cannot be built (e.g. an explicit topology whose hosts are not connected).
+  explicit Experiment(const scenario::Scenario& scenario);
+
+  /// Runs to the stop condition. `observer` (may be null) sees updates, rounds and worker
+  /// states as they happen. Throws std::runtime_error if the simulation runs out of events
+  /// before a stop condition holds.
+  RunStats run(ps::PsObserver* observer);
+
+  const scenario::Scenario& scenario() const { return scenario_; }
+  const net::Topology& topology() const { return topology_; }
+  const net::FlowNetwork& network() const { return *network_; }
+  const ps::PsEngine& engine() const { return *engine_; }
+  const ps::ComputeModel& compute() const { return *compute_; }
+  const ps::PsLayout& layout() const { return layout_; }
+  const Simulator& simulator() const { return sim_; }
+
+ private:
+  scenario::Scenario scenario_;
+  Simulator sim_;
+  net::Topology topology_;
+  ps::PsLayout layout_;
+  std::unique_ptr<net::FlowNetwork> network_;
+  std::unique_ptr<ps::ComputeModel> compute_;
+  std::unique_ptr<ps::PsEngine> engine_;
+  ps::PsConfig config_;
+  // Observers are attached per run; the engine forwards to this one.
+  struct Forwarder : ps::PsObserver {
+    ps::PsObserver* target = nullptr;
+    void on_update(const ps::UpdateRecord& u) override { if (target) target->on_update(u); }
+    void on_round(const ps::RoundRecord& r) override { if (target) target->on_round(r); }
+    void on_gradient(const ps::GradientRecord& g) override { if (target) target->on_gradient(g); }
+    void on_compute_start(std::int64_t w, std::int64_t i) override { if (target) target->on_compute_start(w, i); }
+    void on_worker_state(std::int64_t w, ps::WorkerState s, TimeNs a, TimeNs b) override {
+      if (target) target->on_worker_state(w, s, a, b);
+    }
+  } forward_;
+};
+
+}  // namespace pssim::experiment

@@ -1,0 +1,55 @@
+// What a parameter-server run reports as it goes: applied updates and completed rounds.
+// Output sinks (metrics.csv, rounds.csv, traces) implement PsObserver.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/time.hpp"
+
+namespace pssim::ps {
+
+/// A shard applied an update (one gradient in async; an average of several otherwise).
+struct UpdateRecord {
+  TimeNs time = 0;
+  std::int64_t shard = 0;
+  std::int64_t version = 0;   ///< the shard's version after the update (1, 2, ...)
+  std::int64_t worker = -1;   ///< the gradient's worker (async); -1 for an average
+  std::int64_t gradients = 0;
+  double staleness_mean = 0;  ///< updates applied since each gradient's parameters were sent
+  std::int64_t staleness_max = 0;
+};
+
+/// Sync and SSP: clock `round` has been applied by every shard.
+struct RoundRecord {
+  std::int64_t round = 0;
+  TimeNs end = 0;
+  TimeNs duration = 0;           ///< since the previous round ended (or the start)
+  std::int64_t dropped = 0;      ///< late gradients of this round discarded (backup workers)
+};
+
+/// A gradient slice reached its shard.
+struct GradientRecord {
+  TimeNs time = 0;
+  std::int64_t worker = 0;
+  std::int64_t shard = 0;
+  std::int64_t iteration = 0;  ///< the worker's iteration (clock) that computed it
+  std::int64_t computed_on = 0;  ///< version of the shard's slice it was computed on
+  bool accepted = true;        ///< false: dropped (late in a sync round with backup workers)
+};
+
+/// What a worker is doing; the time split gives each instant to the first that applies.
+enum class WorkerState { Computing, Pushing, Pulling, Blocked };
+
+class PsObserver {
+ public:
+  virtual ~PsObserver() = default;
+  virtual void on_update(const UpdateRecord&) {}
+  virtual void on_round(const RoundRecord&) {}
+  virtual void on_gradient(const GradientRecord&) {}
+  /// Worker `worker` starts its iteration `iteration` (0, 1, ...).
+  virtual void on_compute_start(std::int64_t /*worker*/, std::int64_t /*iteration*/) {}
+  /// Worker `worker` was in `state` from `start` to `end` (end > start).
+  virtual void on_worker_state(std::int64_t /*worker*/, WorkerState, TimeNs /*start*/, TimeNs /*end*/) {}
+};
+
+}  // namespace pssim::ps

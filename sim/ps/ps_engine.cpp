@@ -1,0 +1,292 @@
+#include "sim/ps/ps_engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pssim::ps {
+
+PsEngine::PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& compute, PsConfig config, PsLayout layout,
+                   PsObserver* observer)
+    : sim_(sim), transport_(transport), compute_(compute), config_(config), observer_(observer) {
+  const std::size_t n = layout.worker_hosts.size(), s = layout.shards.size();
+  if (n == 0 || s == 0) throw std::invalid_argument("a PS system needs workers and shards");
+  if (layout.shard_hosts.size() != s) throw std::invalid_argument("one host per shard");
+  if (config.mode == PsConfig::Mode::Sync && config.backup_workers >= static_cast<std::int64_t>(n))
+    throw std::invalid_argument("backup workers must be fewer than workers");
+  workers_.resize(n);
+  for (std::size_t w = 0; w < n; ++w) {
+    Worker& worker = workers_[w];
+    worker.engine = this;
+    worker.index = w;
+    worker.host = layout.worker_hosts[w];
+    worker.held.assign(s, -1);
+    worker.used.assign(s, -1);
+    worker.state_since = sim.now();
+  }
+  shards_.resize(s);
+  for (std::size_t k = 0; k < s; ++k) {
+    ShardState& shard = shards_[k];
+    shard.engine = this;
+    shard.index = k;
+    shard.host = layout.shard_hosts[k];
+    shard.bytes = layout.shards[k].bytes();
+  }
+}
+
+std::uint64_t PsEngine::new_message(const Message& m) {
+  if (!free_messages_.empty()) {
+    const std::uint32_t i = free_messages_.back();
+    free_messages_.pop_back();
+    messages_[i] = m;
+    return i;
+  }
+  messages_.push_back(m);
+  return messages_.size() - 1;
+}
+
+void PsEngine::start() {
+  for (auto& shard : shards_)
+    for (std::size_t w = 0; w < workers_.size(); ++w) send_pull(shard, w);
+}
+
+// ---- time split ----------------------------------------------------------------------------
+
+void PsEngine::account(Worker& w) {
+  const TimeNs now = sim_.now();
+  const TimeNs spent = now - w.state_since;
+  if (spent == 0) return;
+  switch (w.state) {
+    case WorkerState::Computing: w.stats.computing += spent; break;
+    case WorkerState::Pushing: w.stats.pushing += spent; break;
+    case WorkerState::Pulling: w.stats.pulling += spent; break;
+    case WorkerState::Blocked: w.stats.blocked += spent; break;
+  }
+  if (observer_) observer_->on_worker_state(static_cast<std::int64_t>(w.index), w.state, w.state_since, now);
+  w.state_since = now;
+}
+
+void PsEngine::set_flags(Worker& w) {
+  const WorkerState next = w.computing              ? WorkerState::Computing
+                           : w.pushes_in_flight > 0 ? WorkerState::Pushing
+                           : w.pulls_in_flight > 0  ? WorkerState::Pulling
+                                                    : WorkerState::Blocked;
+  if (next == w.state) return;
+  account(w);
+  w.state = next;
+}
+
+void PsEngine::finish() {
+  for (auto& w : workers_) account(w);
+}
+
+// ---- messages ------------------------------------------------------------------------------
+
+void PsEngine::on_delivered(std::uint64_t tag) {
+  const Message m = messages_[tag];
+  free_messages_.push_back(static_cast<std::uint32_t>(tag));
+  if (m.kind == Message::Kind::Pull) receive_pull(m);
+  else receive_push(m);
+}
+
+void PsEngine::send_pull(ShardState& s, std::size_t worker) {
+  Worker& w = workers_[worker];
+  const auto tag = new_message({Message::Kind::Pull, static_cast<std::int64_t>(worker),
+                                static_cast<std::int64_t>(s.index), s.version, 0});
+  ++w.pulls_in_flight;
+  set_flags(w);
+  transport_.send(s.host, w.host, s.bytes, this, tag);
+}
+
+void PsEngine::receive_pull(const Message& m) {
+  Worker& w = workers_[static_cast<std::size_t>(m.worker)];
+  const auto s = static_cast<std::size_t>(m.shard);
+  --w.pulls_in_flight;
+  const std::int64_t before = w.held[s];
+  switch (config_.mode) {
+    case PsConfig::Mode::Async:  // every answer counts: it follows one of our pushes
+      ++w.ready;
+      break;
+    case PsConfig::Mode::Sync:   // newer than what the last computation used
+      if (before <= w.used[s] && m.version > w.used[s]) ++w.ready;
+      break;
+    case PsConfig::Mode::Ssp: {  // recent enough for the next clock
+      const std::int64_t threshold = ssp_threshold(w);
+      if (before < threshold && m.version >= threshold) ++w.ready;
+      break;
+    }
+  }
+  w.held[s] = std::max(before, m.version);
+  set_flags(w);
+  try_start(w);
+}
+
+std::int64_t PsEngine::ssp_threshold(const Worker& w) const {
+  // Clock c needs every shard at version >= c - s, and some slice at all (version 0).
+  return std::max<std::int64_t>(0, w.iteration - config_.staleness);
+}
+
+void PsEngine::try_start(Worker& w) {
+  if (w.computing || finished_ || w.ready < static_cast<std::int64_t>(shards_.size())) return;
+  w.used = w.held;
+  w.computing = true;
+  if (observer_) observer_->on_compute_start(static_cast<std::int64_t>(w.index), w.iteration);
+  ++w.iteration;
+  switch (config_.mode) {
+    case PsConfig::Mode::Async:
+    case PsConfig::Mode::Sync: w.ready = 0; break;
+    case PsConfig::Mode::Ssp: {
+      const std::int64_t threshold = ssp_threshold(w);
+      w.ready = std::count_if(w.held.begin(), w.held.end(), [&](std::int64_t v) { return v >= threshold; });
+      break;
+    }
+  }
+  set_flags(w);
+  Worker* p = &w;
+  sim_.schedule_after(compute_.next_duration(w.index, config_.flops_per_iteration),
+                      [p] { p->engine->finish_compute(*p); });
+}
+
+void PsEngine::finish_compute(Worker& w) {
+  w.computing = false;
+  ++w.stats.iterations;
+  const std::int64_t clock = w.iteration - 1;
+  for (auto& s : shards_) {
+    const auto tag = new_message({Message::Kind::Push, static_cast<std::int64_t>(w.index),
+                                  static_cast<std::int64_t>(s.index), w.used[s.index], clock});
+    ++w.pushes_in_flight;
+    transport_.send(w.host, s.host, s.bytes, this, tag);
+  }
+  set_flags(w);
+  try_start(w);  // SSP may go on at once
+}
+
+void PsEngine::receive_push(const Message& m) {
+  Worker& w = workers_[static_cast<std::size_t>(m.worker)];
+  --w.pushes_in_flight;
+  set_flags(w);
+  ShardState& s = shards_[static_cast<std::size_t>(m.shard)];
+  const auto n = static_cast<std::int64_t>(workers_.size());
+  GradientRecord g{sim_.now(), m.worker, m.shard, m.clock, m.version, true};
+  switch (config_.mode) {
+    case PsConfig::Mode::Async:
+      if (observer_) observer_->on_gradient(g);
+      s.async_queue.emplace_back(m.worker, m.version);
+      if (!s.applying) begin_apply(s);
+      return;
+    case PsConfig::Mode::Sync: {
+      const std::int64_t needed = n - config_.backup_workers;
+      if (s.collected.empty()) s.collected.push_back(0), s.staleness_sum.push_back(0), s.staleness_max.push_back(0);
+      g.accepted = m.version == s.version && !s.applying && s.collected.front() < needed;
+      if (observer_) observer_->on_gradient(g);
+      if (!g.accepted) {
+        ++s.dropped_this_round;  // late: the round went ahead without it
+        ++totals_.gradients_dropped;
+        return;
+      }
+      ++s.collected.front();
+      record_staleness(0);
+      if (s.collected.front() == needed) begin_apply(s);
+      return;
+    }
+    case PsConfig::Mode::Ssp: {
+      const auto slot = static_cast<std::size_t>(m.clock - s.version);
+      while (s.collected.size() <= slot) s.collected.push_back(0), s.staleness_sum.push_back(0), s.staleness_max.push_back(0);
+      const std::int64_t tau = m.clock - m.version;  // the update for clock c is version c
+      if (observer_) observer_->on_gradient(g);
+      ++s.collected[slot];
+      s.staleness_sum[slot] += static_cast<double>(tau);
+      s.staleness_max[slot] = std::max(s.staleness_max[slot], tau);
+      record_staleness(tau);
+      if (slot == 0 && s.collected.front() == n && !s.applying) begin_apply(s);
+      return;
+    }
+  }
+}
+
+// ---- applying updates ----------------------------------------------------------------------
+
+void PsEngine::begin_apply(ShardState& s) {
+  s.applying = true;
+  if (config_.mode == PsConfig::Mode::Async) {
+    std::tie(s.applying_worker, s.applying_used) = s.async_queue.front();
+    s.async_queue.pop_front();
+  }
+  if (!config_.apply_bandwidth) {
+    finish_apply(s);
+    return;
+  }
+  ShardState* p = &s;
+  sim_.schedule_after(seconds_to_ns(s.bytes / *config_.apply_bandwidth), [p] { p->engine->finish_apply(*p); });
+}
+
+void PsEngine::finish_apply(ShardState& s) {
+  s.applying = false;
+  UpdateRecord u;
+  u.time = sim_.now();
+  u.shard = static_cast<std::int64_t>(s.index);
+  if (config_.mode == PsConfig::Mode::Async) {
+    const std::int64_t tau = s.version - s.applying_used;
+    record_staleness(tau);
+    ++s.version;
+    u.worker = s.applying_worker;
+    u.gradients = 1;
+    u.staleness_mean = static_cast<double>(tau);
+    u.staleness_max = tau;
+  } else {
+    u.gradients = s.collected.front();
+    u.staleness_mean = s.staleness_sum.front() / static_cast<double>(u.gradients);
+    u.staleness_max = s.staleness_max.front();
+    s.collected.pop_front();
+    s.staleness_sum.pop_front();
+    s.staleness_max.pop_front();
+    ++s.version;
+  }
+  u.version = s.version;
+  ++totals_.updates;
+  totals_.gradients_applied += u.gradients;
+  if (observer_) observer_->on_update(u);
+  if (config_.stop_updates && s.version == *config_.stop_updates && ++shards_at_stop_ == static_cast<std::int64_t>(shards_.size()))
+    finished_ = true;
+
+  if (config_.mode == PsConfig::Mode::Async) {
+    send_pull(s, static_cast<std::size_t>(s.applying_worker));
+    if (!s.async_queue.empty()) begin_apply(s);
+    return;
+  }
+  clock_applied(s.version - 1, s.dropped_this_round);
+  s.dropped_this_round = 0;
+  for (std::size_t w = 0; w < workers_.size(); ++w) send_pull(s, w);
+  // SSP: the next clock may already be complete (fast workers ran ahead).
+  if (config_.mode == PsConfig::Mode::Ssp && !s.collected.empty() &&
+      s.collected.front() == static_cast<std::int64_t>(workers_.size()))
+    begin_apply(s);
+}
+
+void PsEngine::record_staleness(std::int64_t tau) {
+  auto& h = totals_.staleness_histogram;
+  if (h.size() <= static_cast<std::size_t>(tau)) h.resize(static_cast<std::size_t>(tau) + 1, 0);
+  ++h[static_cast<std::size_t>(tau)];
+}
+
+void PsEngine::clock_applied(std::int64_t clock, std::int64_t dropped) {
+  const auto slot = static_cast<std::size_t>(clock - first_open_clock_);
+  while (shards_done_per_clock_.size() <= slot) shards_done_per_clock_.push_back(0), dropped_per_clock_.push_back(0);
+  ++shards_done_per_clock_[slot];
+  dropped_per_clock_[slot] += dropped;
+  while (!shards_done_per_clock_.empty() &&
+         shards_done_per_clock_.front() == static_cast<std::int64_t>(shards_.size())) {
+    RoundRecord r;
+    r.round = first_open_clock_;
+    r.end = sim_.now();
+    r.duration = r.end - last_round_end_;
+    r.dropped = dropped_per_clock_.front();
+    last_round_end_ = r.end;
+    ++first_open_clock_;
+    ++totals_.rounds;
+    shards_done_per_clock_.pop_front();
+    dropped_per_clock_.pop_front();
+    if (observer_) observer_->on_round(r);
+  }
+}
+
+}  // namespace pssim::ps

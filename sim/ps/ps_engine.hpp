@@ -1,0 +1,157 @@
+// PsEngine: workers and parameter shards exchanging messages under a PS protocol.
+//
+// Workers compute on the parameter slices they hold and push one gradient slice to every
+// shard; shards apply updates and send slices back. The protocols (see the scenario
+// reference for the user's view):
+//   sync  each shard collects one gradient per worker for its current version (all but
+//         `backup_workers`: later ones are dropped), applies their average, and sends its
+//         new slice to every worker. A worker starts when it holds a newer slice from
+//         every shard than it last used (per-shard barrier, no global barrier).
+//   async each gradient is applied on arrival (FIFO per shard); the shard then sends its
+//         current slice back to that worker, which starts again once every shard answered.
+//   ssp   shards apply one average per clock, as sync, over all workers; a worker starts
+//         iteration c as soon as every shard is at version >= c - staleness, on the newest
+//         slices it holds. staleness 0 is sync.
+// Every shard sends version 0 to every worker at time 0. Staleness of a gradient at a
+// shard = the shard's version when it is applied - the version it was computed on.
+//
+// Timing only: the engine knows sizes and FLOPs. The time split of each worker gives
+// every instant to the first true of computing, pushing (own gradients in flight),
+// pulling (slices in flight to it), blocked (waiting for others).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "sim/core/simulator.hpp"
+#include "sim/net/transport.hpp"
+#include "sim/ps/compute_model.hpp"
+#include "sim/ps/observer.hpp"
+#include "sim/ps/partition.hpp"
+
+namespace pssim::ps {
+
+struct PsConfig {
+  enum class Mode { Sync, Async, Ssp } mode = Mode::Sync;
+  std::int64_t backup_workers = 0;         ///< sync
+  std::int64_t staleness = 0;              ///< ssp
+  double flops_per_iteration = 0;          ///< batch x FLOPs per sample
+  std::optional<double> apply_bandwidth;   ///< bytes/s of slice a shard updates; none: free
+  std::optional<std::int64_t> stop_updates;  ///< finished() once every shard has this many
+};
+
+struct PsLayout {
+  std::vector<net::NodeId> worker_hosts;  ///< one per worker
+  std::vector<Shard> shards;
+  std::vector<net::NodeId> shard_hosts;   ///< one per shard
+};
+
+struct WorkerStats {
+  std::int64_t iterations = 0;  ///< computations finished
+  TimeNs computing = 0, pushing = 0, pulling = 0, blocked = 0;
+};
+
+struct PsTotals {
+  std::int64_t updates = 0;            ///< shard updates applied
+  std::int64_t gradients_applied = 0;  ///< gradient slices included in updates
+  std::int64_t gradients_dropped = 0;
+  std::int64_t rounds = 0;             ///< sync/ssp: clocks applied by every shard
+  std::vector<std::int64_t> staleness_histogram;  ///< [tau] = gradient slices with staleness tau
+};
+
+class PsEngine : private net::MessageSink {
+ public:
+  PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& compute, PsConfig config, PsLayout layout,
+           PsObserver* observer = nullptr);
+  PsEngine(const PsEngine&) = delete;
+  PsEngine& operator=(const PsEngine&) = delete;
+
+  /// Schedules the initial broadcast (version 0 to every worker) at the current time.
+  void start();
+  /// True once every shard has applied config.stop_updates updates.
+  bool finished() const { return finished_; }
+  /// Closes the workers' time accounting at the current time (call once, at the end).
+  void finish();
+
+  std::size_t workers() const { return workers_.size(); }
+  std::size_t shards() const { return shards_.size(); }
+  const WorkerStats& worker_stats(std::size_t w) const { return workers_[w].stats; }
+  const PsTotals& totals() const { return totals_; }
+  std::int64_t shard_version(std::size_t s) const { return shards_[s].version; }
+
+ private:
+  struct Worker {
+    PsEngine* engine = nullptr;
+    std::size_t index = 0;
+    net::NodeId host = 0;
+    std::vector<std::int64_t> held;  // version of each shard's slice held (-1: none yet)
+    std::vector<std::int64_t> used;  // versions the current/last computation used
+    std::int64_t ready = 0;          // shards whose slice allows the next computation
+    std::int64_t iteration = 0;      // computations started
+    bool computing = false;
+    std::int64_t pushes_in_flight = 0, pulls_in_flight = 0;
+    WorkerState state = WorkerState::Blocked;
+    TimeNs state_since = 0;
+    WorkerStats stats;
+  };
+  struct ShardState {
+    PsEngine* engine = nullptr;
+    std::size_t index = 0;
+    net::NodeId host = 0;
+    double bytes = 0;
+    std::int64_t version = 0;
+    // sync / ssp: gradients collected per clock, from `version` on
+    std::deque<std::int64_t> collected;
+    std::deque<double> staleness_sum;
+    std::deque<std::int64_t> staleness_max;
+    std::int64_t dropped_this_round = 0;
+    // applying
+    bool applying = false;
+    std::deque<std::pair<std::int64_t, std::int64_t>> async_queue;  // (worker, version used)
+    std::int64_t applying_worker = -1;
+    std::int64_t applying_used = 0;
+  };
+  struct Message {
+    enum class Kind : std::uint8_t { Pull, Push } kind = Kind::Pull;
+    std::int64_t worker = 0, shard = 0;
+    std::int64_t version = 0;  // pull: version sent; push: version computed on
+    std::int64_t clock = 0;    // push: the worker's iteration index
+  };
+
+  void on_delivered(std::uint64_t tag) override;
+  std::uint64_t new_message(const Message& m);
+
+  void set_flags(Worker& w);  // re-derives the state after a flag change (time split)
+  void account(Worker& w);    // books the time since the last change to the current state
+  void send_pull(ShardState& s, std::size_t worker);
+  void receive_pull(const Message& m);
+  void receive_push(const Message& m);
+  void try_start(Worker& w);
+  std::int64_t ssp_threshold(const Worker& w) const;
+  void finish_compute(Worker& w);
+  void begin_apply(ShardState& s);
+  void finish_apply(ShardState& s);
+  void record_staleness(std::int64_t tau);
+  void clock_applied(std::int64_t clock, std::int64_t dropped);
+
+  Simulator& sim_;
+  net::Transport& transport_;
+  ComputeModel& compute_;
+  PsConfig config_;
+  PsObserver* observer_;
+  std::vector<Worker> workers_;
+  std::vector<ShardState> shards_;
+  std::vector<Message> messages_;
+  std::vector<std::uint32_t> free_messages_;
+  std::deque<std::int64_t> shards_done_per_clock_;  // sync/ssp: shards that applied clock c
+  std::deque<std::int64_t> dropped_per_clock_;
+  std::int64_t first_open_clock_ = 0;
+  TimeNs last_round_end_ = 0;
+  std::int64_t shards_at_stop_ = 0;
+  bool finished_ = false;
+  PsTotals totals_;
+};
+
+}  // namespace pssim::ps
