@@ -46,7 +46,25 @@ class Validator {
 
   void error(const SourceLocation& loc, std::string message) { problems.push_back({loc, std::move(message)}); }
 
+  // Location in the user's input nearest to the node being checked: errors inside a
+  // section the user left out (filled from defaults) point at its closest written parent.
+  std::vector<SourceLocation> written_;
+
   ConfigNode node(const ConfigNode& in, const Schema& schema, const std::string& path) {
+    const bool written = in.location().line > 0;
+    if (written) written_.push_back(in.location());
+    ConfigNode out = dispatch(in, schema, path);
+    if (written) written_.pop_back();
+    return out;
+  }
+
+  SourceLocation blame(const ConfigNode& in) const {
+    if (in.location().line > 0 || written_.empty()) return in.location();
+    return written_.back();
+  }
+
+ private:
+  ConfigNode dispatch(const ConfigNode& in, const Schema& schema, const std::string& path) {
     switch (schema.kind) {
       case Schema::Kind::Scalar: return scalar_node(in, schema, path);
       case Schema::Kind::List: return list_node(in, schema, path);
@@ -55,7 +73,6 @@ class Validator {
     return in;
   }
 
- private:
   ConfigNode scalar_node(const ConfigNode& in, const Schema& schema, const std::string& path) {
     if (in.is_null()) {
       error(in.location(), fmt::format("{} has no value; expected a {}", path, describe_type(schema.type)));
@@ -142,7 +159,7 @@ class Validator {
                                                                     : ConfigNode::scalar(*field.default_value, loc);
       out.set(field.name, loc, node(value, *field.schema, child));
     } else if (field.required) {
-      error(in.location(), fmt::format("missing required key '{}' {}", field.name, where_in(path)));
+      error(blame(in), fmt::format("missing required key '{}' {}", field.name, where_in(path)));
     }
   }
 

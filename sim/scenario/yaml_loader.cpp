@@ -4,10 +4,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace pssim::scenario {
@@ -108,49 +111,130 @@ void check_flow_depth(std::string_view text, const std::string& source) {
   }
 }
 
-struct Converter {
-  const std::string& source;
-  std::size_t nodes = 0;
+std::size_t subtree_size(const ConfigNode& n) {
+  std::size_t size = 1;
+  for (const auto& item : n.items()) size += subtree_size(item);
+  for (const auto& e : n.entries()) size += subtree_size(e.value);
+  return size;
+}
+
+// Builds a ConfigNode tree from yaml-cpp's parser events. Building our tree directly
+// (instead of YAML::Load + conversion) lets us bound the work done for aliases and
+// read exactly one document: YAML::LoadAll loops forever on some invalid streams
+// (yaml-cpp issue 1040, fixed after 0.7).
+class TreeBuilder : public YAML::EventHandler {
+ public:
+  explicit TreeBuilder(const std::string& source) : source_(source) {}
+
+  std::optional<ConfigNode>& root() { return root_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { add(ConfigNode::null(where(mark)), anchor); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) throw ScenarioError(where(mark), "alias to an unknown anchor");
+    count(subtree_size(it->second), mark);
+    add(it->second, YAML::NullAnchor);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    add(ConfigNode::scalar(value, where(mark), tag == "!"), anchor);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(ConfigNode::sequence(where(mark)), anchor, mark);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(ConfigNode::map(where(mark)), anchor, mark);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    ConfigNode node;
+    YAML::anchor_t anchor;
+    bool have_key = false;
+    std::string key;
+    SourceLocation key_location;
+  };
 
   SourceLocation where(const YAML::Mark& m) const {
-    if (m.is_null()) return {source, 0, 0};
-    return {source, m.line + 1, m.column + 1};
+    if (m.is_null()) return {source_, 0, 0};
+    return {source_, m.line + 1, m.column + 1};
   }
 
-  ConfigNode convert(const YAML::Node& node, int depth) {
-    const SourceLocation loc = where(node.Mark());
-    if (++nodes > kMaxNodes)
-      throw ScenarioError(loc, fmt::format("more than {} values (recursive aliases?); a scenario is much smaller", kMaxNodes));
-    if (depth > kMaxDepth)
-      throw ScenarioError(loc, fmt::format("nesting deeper than {} levels; a scenario needs at most a few", kMaxDepth));
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null: return ConfigNode::null(loc);
-      case YAML::NodeType::Scalar: return ConfigNode::scalar(node.Scalar(), loc, node.Tag() == "!");
-      case YAML::NodeType::Sequence: {
-        ConfigNode seq = ConfigNode::sequence(loc);
-        for (const auto& item : node) seq.items().push_back(convert(item, depth + 1));
-        return seq;
-      }
-      case YAML::NodeType::Map: {
-        ConfigNode map = ConfigNode::map(loc);
-        for (const auto& kv : node) {
-          const SourceLocation key_loc = where(kv.first.Mark());
-          if (!kv.first.IsScalar())
-            throw ScenarioError(key_loc, "a key must be a plain name, not a list or mapping");
-          const std::string key = kv.first.Scalar();
-          for (const auto& existing : map.entries())
-            if (existing.key == key)
-              throw ScenarioError(key_loc, fmt::format("duplicate key '{}' (first given at line {})", key,
-                                                       existing.key_location.line));
-          map.entries().push_back({key, key_loc, convert(kv.second, depth + 1)});
-        }
-        return map;
-      }
-    }
-    throw ScenarioError(loc, "unsupported YAML node");
+  void count(std::size_t n, const YAML::Mark& mark) {
+    nodes_ += n;
+    if (nodes_ > kMaxNodes)
+      throw ScenarioError(where(mark),
+                          fmt::format("more than {} values (recursive aliases?); a scenario is much smaller", kMaxNodes));
   }
+
+  void open(ConfigNode node, YAML::anchor_t anchor, const YAML::Mark& mark) {
+    count(1, mark);
+    if (stack_.size() >= static_cast<std::size_t>(kMaxDepth))
+      throw ScenarioError(where(mark), fmt::format("nesting deeper than {} levels; a scenario needs at most a few", kMaxDepth));
+    stack_.push_back({std::move(node), anchor, false, {}, {}});
+  }
+
+  void close() {
+    Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    add(std::move(frame.node), frame.anchor);
+  }
+
+  void add(ConfigNode node, YAML::anchor_t anchor) {
+    if (node.is_null() || node.is_scalar()) nodes_ += 1;
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = node;
+    if (stack_.empty()) {
+      if (!root_) root_ = std::move(node);
+      return;
+    }
+    Frame& parent = stack_.back();
+    if (parent.node.is_sequence()) {
+      parent.node.items().push_back(std::move(node));
+      return;
+    }
+    if (!parent.have_key) {
+      if (!node.is_scalar()) throw ScenarioError(node.location(), "a key must be a plain name, not a list or mapping");
+      parent.key = node.text();
+      parent.key_location = node.location();
+      parent.have_key = true;
+      return;
+    }
+    for (const auto& existing : parent.node.entries())
+      if (existing.key == parent.key)
+        throw ScenarioError(parent.key_location, fmt::format("duplicate key '{}' (first given at line {})", parent.key,
+                                                             existing.key_location.line));
+    parent.node.entries().push_back({parent.key, parent.key_location, std::move(node)});
+    parent.have_key = false;
+  }
+
+  const std::string& source_;
+  std::vector<Frame> stack_;
+  std::optional<ConfigNode> root_;
+  std::map<YAML::anchor_t, ConfigNode> anchors_;
+  std::size_t nodes_ = 0;
 };
+
+// Position of the first character that is neither blank, a comment, nor a document marker.
+SourceLocation first_content(std::string_view text, const std::string& source) {
+  int line = 1;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(start, end - start);
+    const std::size_t c = l.find_first_not_of(" \t\r");
+    if (c != std::string_view::npos && l[c] != '#' && l.substr(c, 3) != "---" && l.substr(c, 3) != "...")
+      return {source, line, static_cast<int>(c) + 1};
+    ++line;
+    start = end + 1;
+  }
+  return {source, 0, 0};
+}
 
 }  // namespace
 
@@ -162,25 +246,36 @@ ConfigNode load_yaml_string(std::string_view text, const std::string& source) {
   check_text(text, source);
   check_block_depth(text, source);
   check_flow_depth(text, source);
-  std::vector<YAML::Node> documents;
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  TreeBuilder first(source);
   try {
-    documents = YAML::LoadAll(std::string(text));
+    parser.HandleNextDocument(first);
+    if (first.root() && !first.root()->is_null()) {
+      TreeBuilder second(source);
+      if (parser.HandleNextDocument(second) && second.root() && !second.root()->is_null())
+        throw ScenarioError(second.root()->location(), "a second YAML document; a scenario file holds exactly one");
+    }
   } catch (const YAML::Exception& e) {
     SourceLocation loc{source, 0, 0};
     if (!e.mark.is_null()) loc = {source, e.mark.line + 1, e.mark.column + 1};
     throw ScenarioError(loc, fmt::format("not valid YAML: {}", e.msg));
   }
-  if (documents.size() > 1)
-    throw ScenarioError({source, 0, 0}, fmt::format("holds {} YAML documents; a scenario file holds exactly one",
-                                                    documents.size()));
-  if (documents.empty() || documents[0].IsNull())
+  if (!first.root() || first.root()->is_null()) {
+    // An empty document, or one that is only "~" / "null", is empty; anything else that
+    // yields no value is text yaml-cpp skipped without complaint (a stray ',').
+    const SourceLocation content = first_content(text, source);
+    if (content.line > 0) {
+      std::string_view rest = text;
+      std::size_t line_start = 0;
+      for (int l = 1; l < content.line; ++l) line_start = rest.find('\n', line_start) + 1;
+      const std::string_view token = rest.substr(line_start + static_cast<std::size_t>(content.column) - 1, 4);
+      const bool null_word = token.substr(0, 1) == "~" || token == "null" || token == "Null" || token == "NULL";
+      if (!null_word) throw ScenarioError(content, "not valid YAML: no value could be read here");
+    }
     throw ScenarioError({source, 0, 0}, "file is empty; a scenario is a mapping of keys such as 'name:' and 'cluster:'");
-  Converter converter{source};
-  try {
-    return converter.convert(documents[0], 0);
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError({source, e.mark.line + 1, e.mark.column + 1}, fmt::format("not valid YAML: {}", e.msg));
   }
+  return std::move(*first.root());
 }
 
 ConfigNode load_yaml_file(const std::string& path) {

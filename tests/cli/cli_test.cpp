@@ -1,0 +1,174 @@
+// The pssim command, run as a user runs it: exit codes, messages, files.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch() {
+  static const fs::path dir = fs::temp_directory_path() / ("pssim-cli-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs pssim with `args` (already shell-quoted where needed).
+Result pssim(const std::string& args) {
+  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
+  const std::string cmd = std::string(PSSIM_BINARY) + " " + args + " > " + out.string() + " 2> " + err.string();
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+std::string bad_path(const std::string& name) { return std::string(PSSIM_TEST_DATA_DIR) + "/bad_scenarios/" + name; }
+
+const char* kSmall = R"(name: small
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 5}}
+cluster:
+  workers: {count: 6, speed: {dist: lognormal, sigma: 0.4}, noise: {sigma: 0.2}}
+  servers: {count: 2}
+protocol: {mode: async}
+)";
+
+fs::path write_scenario(const std::string& name, const std::string& text) {
+  const fs::path p = scratch() / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("version and help", "[cli]") {
+  const Result v = pssim("--version");
+  CHECK(v.code == 0);
+  CHECK_THAT(v.out, Catch::Contains("pssim 0."));
+  for (const char* cmd : {"run", "validate", "schema"}) {
+    const Result h = pssim(std::string(cmd) + " --help");
+    CHECK(h.code == 0);
+    CHECK_THAT(h.out, Catch::Contains("Example"));
+  }
+  CHECK(pssim("").code == 2);             // a sub-command is required
+  CHECK(pssim("frobnicate").code == 2);   // unknown sub-command
+  CHECK(pssim("run").code == 2);          // missing scenario
+  CHECK(pssim("run x.yaml --threads 0").code == 2);
+}
+
+TEST_CASE("every bad scenario of the corpus exits 2 naming the line", "[cli][corpus]") {
+  std::ifstream manifest(bad_path("expected.txt"));
+  REQUIRE(manifest.good());
+  int cases = 0;
+  for (std::string line; std::getline(manifest, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto a = line.find('|'), b = line.find('|', a + 1);
+    const std::string file = line.substr(0, a), expected_line = line.substr(a + 1, b - a - 1), fragment = line.substr(b + 1);
+    const std::string path = bad_path(file);
+    for (const char* cmd : {"validate", "run -q -o " }) {
+      std::string args = std::string(cmd) + (std::string(cmd) == "validate" ? " " : (scratch() / "bad-out").string() + " ") + "'" + path + "'";
+      const Result r = pssim(args);
+      INFO(file << " via " << cmd << ":\n" << r.err);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.err, Catch::Contains(fragment));
+      if (expected_line == "0") CHECK_THAT(r.err, Catch::StartsWith(path + ": error: "));
+      else CHECK_THAT(r.err, Catch::Contains(path + ":" + expected_line + ":"));
+    }
+    ++cases;
+  }
+  CHECK(cases >= 16);
+}
+
+TEST_CASE("generated bad inputs: deep nesting, a directory, a missing file", "[cli][corpus]") {
+  std::string deep = "name: deep\nmodel: ";
+  for (int i = 0; i < 10000; ++i) deep += "[";
+  const fs::path p = write_scenario("deep.yaml", deep);
+  Result r = pssim("validate " + p.string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(p.string() + ":2:") && Catch::Contains("nesting deeper than"));
+  r = pssim("validate " + scratch().string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("is a directory"));
+  r = pssim("run /nonexistent/scenario.yaml");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/nonexistent/scenario.yaml: error: no such file"));
+}
+
+TEST_CASE("overrides are validated like the file, and located on the command line", "[cli]") {
+  const fs::path p = write_scenario("small.yaml", kSmall);
+  Result r = pssim("validate " + p.string());
+  CHECK(r.code == 0);
+  r = pssim("run -q " + p.string() + " -o " + (scratch() / "o1").string() + " --set cluster.workers.count=abc");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("<--set cluster.workers.count=abc>:1:23: error: cluster.workers.count"));
+  r = pssim("run -q " + p.string() + " -o " + (scratch() / "o1").string() + " --set cluster.wrokers.count=3");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("did you mean 'workers'?"));
+}
+
+TEST_CASE("run writes every output, atomically, reproducibly", "[cli]") {
+  const fs::path p = write_scenario("small.yaml", kSmall);
+  const fs::path a = scratch() / "run-a", b = scratch() / "run-b", c = scratch() / "run-c";
+  REQUIRE(pssim("run -q " + p.string() + " -o " + a.string()).code == 0);
+  REQUIRE(pssim("run -q " + p.string() + " -o " + b.string()).code == 0);
+  for (const char* f : {"scenario.yaml", "metrics.csv", "workers.csv", "links.csv", "link_utilization.csv", "summary.json"})
+    CHECK(fs::exists(a / f));
+  // No temporary files are left behind.
+  for (const auto& entry : fs::directory_iterator(a)) CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+  // Same scenario and seed: the same bytes (summary.json also holds wall-clock figures).
+  for (const char* f : {"scenario.yaml", "metrics.csv", "workers.csv", "links.csv", "link_utilization.csv"})
+    CHECK(slurp(a / f) == slurp(b / f));
+  // The resolved scenario reproduces the run.
+  REQUIRE(pssim("run -q " + (a / "scenario.yaml").string() + " -o " + c.string()).code == 0);
+  CHECK(slurp(a / "metrics.csv") == slurp(c / "metrics.csv"));
+  // Another seed, another run.
+  REQUIRE(pssim("run -q " + p.string() + " --seed 2 -o " + c.string()).code == 0);
+  CHECK(slurp(a / "metrics.csv") != slurp(c / "metrics.csv"));
+  CHECK_THAT(slurp(c / "summary.json"), Catch::Contains("\"seed\": 2"));
+  const std::string summary = slurp(a / "summary.json");
+  for (const char* key : {"sim_time_s", "wall_time_s", "events", "events_per_s", "peak_rss_bytes", "seed", "rounds",
+                          "updates", "bytes_sent", "flows", "flows_per_s", "bottleneck_link", "worker_time_share"})
+    CHECK_THAT(summary, Catch::Contains(std::string("\"") + key + "\""));
+}
+
+TEST_CASE("an output directory that cannot be written is a clear error", "[cli]") {
+  const fs::path p = write_scenario("small.yaml", kSmall);
+  const fs::path file = scratch() / "a-file";
+  std::ofstream(file) << "x";
+  Result r = pssim("run -q " + p.string() + " -o " + file.string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("exists and is not a directory"));
+  r = pssim("run -q " + p.string() + " -o " + (file / "sub").string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("cannot create output directory"));
+}
+
+TEST_CASE("the shipped scenarios are valid", "[cli]") {
+  int checked = 0;
+  for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing"})
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".yaml") continue;
+      const Result r = pssim("validate " + entry.path().string());
+      INFO(r.err);
+      CHECK(r.code == 0);
+      ++checked;
+    }
+  CHECK(checked >= 5);
+}
