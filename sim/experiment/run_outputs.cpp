@@ -127,19 +127,25 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
   for (auto c : h) j.value(c);
   j.end_array();
 
-  // Mean share of simulated time each worker spent in each state.
-  double split[4] = {0, 0, 0, 0};
-  for (std::size_t w = 0; w < engine.workers(); ++w) {
-    const auto& ws = engine.worker_stats(w);
-    split[0] += to_seconds(ws.computing), split[1] += to_seconds(ws.pushing);
-    split[2] += to_seconds(ws.pulling), split[3] += to_seconds(ws.blocked);
-  }
-  const double denom = static_cast<double>(engine.workers()) * std::max(to_seconds(stats.sim_time), 1e-12);
+  // Share of simulated time the workers spent in each state: mean, least and most.
+  const double sim_seconds = std::max(to_seconds(stats.sim_time), 1e-12);
   j.key("worker_time_share").begin_object();
-  j.key("computing").value(split[0] / denom);
-  j.key("pushing").value(split[1] / denom);
-  j.key("pulling").value(split[2] / denom);
-  j.key("blocked").value(split[3] / denom);
+  const std::pair<const char*, TimeNs ps::WorkerStats::*> states[] = {{"computing", &ps::WorkerStats::computing},
+                                                                       {"pushing", &ps::WorkerStats::pushing},
+                                                                       {"pulling", &ps::WorkerStats::pulling},
+                                                                       {"blocked", &ps::WorkerStats::blocked}};
+  for (const auto& [name, field] : states) {
+    double total = 0, lo = 1e300, hi = 0;
+    for (std::size_t w = 0; w < engine.workers(); ++w) {
+      const double share = to_seconds(engine.worker_stats(w).*field) / sim_seconds;
+      total += share, lo = std::min(lo, share), hi = std::max(hi, share);
+    }
+    j.key(name).begin_object();
+    j.key("mean").value(total / static_cast<double>(engine.workers()));
+    j.key("min").value(lo);
+    j.key("max").value(hi);
+    j.end_object();
+  }
   j.end_object();
 
   // The busiest link directions by mean utilization; the first is the bottleneck.
