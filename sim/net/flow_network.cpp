@@ -41,28 +41,33 @@ std::uint32_t FlowNetwork::new_message() {
 void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) {
   if (!(bytes >= 0) || !std::isfinite(bytes)) throw std::invalid_argument("message size must be finite and >= 0");
   close_bins();
-  const Route& route = topology_.route(src, dst);
   const std::uint32_t m = new_message();
   Message& msg = messages_pool_[m];
+  TimeNs latency = 0;
+  try {
+    msg.route_length = static_cast<std::uint8_t>(topology_.route_into(src, dst, msg.route, latency));
+  } catch (...) {
+    free_messages_.push_back(m);
+    throw;
+  }
   msg.sink = sink;
   msg.tag = tag;
   msg.seq = next_seq_++;
   msg.bytes = bytes;
-  msg.route = &route;
   msg.completed = false;
   ++messages_;
   bytes_sent_ += bytes;
   Message* p = &msg;
-  if (route.resources.empty() || bytes == 0)
-    sim_.schedule_after(route.latency, [p] { p->network->deliver(p->index); });
+  if (msg.route_length == 0 || bytes == 0)
+    sim_.schedule_after(latency, [p] { p->network->deliver(p->index); });
   else
-    sim_.schedule_after(route.latency, [p] { p->network->start_flow(p->index); });
+    sim_.schedule_after(latency, [p] { p->network->start_flow(p->index); });
 }
 
 void FlowNetwork::start_flow(std::uint32_t m) {
   close_bins();
   Message& msg = messages_pool_[m];
-  msg.flow = solver_.add_flow(msg.route->resources);
+  msg.flow = solver_.add_flow({msg.route, msg.route_length});
   if (message_of_flow_.size() <= msg.flow) message_of_flow_.resize(msg.flow + 1);
   message_of_flow_[msg.flow] = m;
   msg.remaining = msg.bytes;
@@ -117,7 +122,7 @@ void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::Resou
     ++msg.epoch;  // its entry in the old group's heap is now stale
     if (--g.members == 0) {
       g.v = 0;  // nobody measures against it: restart the counter (keeps precision)
-      g.heap = {};
+      g.heap.clear();
     }
     if (!group_dirty_[from]) group_dirty_[from] = true, dirty_groups_.push_back(from);
   }
@@ -161,8 +166,9 @@ void FlowNetwork::complete_due_flows() {
   close_bins();
   completion_event_ = {};
   completion_time_ = kTimeMax;
+  auto& done = done_;  // (send order, message) of the flows ending now
+  done.clear();
   const TimeNs now = sim_.now();
-  std::vector<std::uint32_t> done;
   while (!due_.empty() && due_.top().time <= now) {
     const Due d = due_.top();
     due_.pop();
@@ -181,20 +187,20 @@ void FlowNetwork::complete_due_flows() {
       if (top.finish - g.v > tolerance + 1e-12 * top.finish) break;
       g.heap.pop();
       msg.completed = true;
-      done.push_back(top.message);
+      done.emplace_back(top.seq, top.message);
     }
     if (!group_dirty_[d.group]) group_dirty_[d.group] = true, dirty_groups_.push_back(d.group);
   }
-  std::sort(done.begin(), done.end(),
-            [this](std::uint32_t a, std::uint32_t b) { return messages_pool_[a].seq < messages_pool_[b].seq; });
-  for (std::uint32_t m : done) {
+  std::sort(done.begin(), done.end());
+  for (const auto& [seq, m] : done) {
     const Message& msg = messages_pool_[m];
-    for (ResourceId r : msg.route->resources) resource_bytes_[r] += msg.bytes;
+    for (std::size_t i = 0; i < msg.route_length; ++i) resource_bytes_[msg.route[i]] += msg.bytes;
     solver_.remove_flow(msg.flow);
   }
   solver_.solve();
   schedule_next_completion();
-  for (std::uint32_t m : done) deliver(m);
+  // Deliveries only schedule events, so done_ cannot change under this loop.
+  for (const auto& [seq, m] : done) deliver(m);
 }
 
 double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {

@@ -19,8 +19,10 @@
 // exactly, without events of their own: O(active flows) per bin.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <queue>
 #include <vector>
 
@@ -68,7 +70,8 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     std::uint64_t tag = 0;
     std::uint64_t seq = 0;  // send order: deterministic delivery order for simultaneous ends
     double bytes = 0;
-    const Route* route = nullptr;
+    ResourceId route[kMaxRouteLength];
+    std::uint8_t route_length = 0;
     MaxMinSolver::FlowId flow = 0;
     double remaining = 0;    // bytes left when it joined its current group
     double finish = 0;       // group V at which it completes
@@ -84,13 +87,29 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     std::uint32_t epoch;
     bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : seq > o.seq; }
   };
+  // A binary min-heap on a vector whose capacity survives clear() (no allocation when a
+  // group empties and fills again, as every group does each round).
+  struct MinHeap {
+    std::vector<HeapItem> items;
+    bool empty() const { return items.empty(); }
+    const HeapItem& top() const { return items.front(); }
+    void push(const HeapItem& x) {
+      items.push_back(x);
+      std::push_heap(items.begin(), items.end(), std::greater<>());
+    }
+    void pop() {
+      std::pop_heap(items.begin(), items.end(), std::greater<>());
+      items.pop_back();
+    }
+    void clear() { items.clear(); }
+  };
   struct Group {
     double v = 0;        // bytes moved per flow since the group formed
     TimeNs updated = 0;  // time of v
     double level = 0;    // bytes/s
     std::uint32_t members = 0;
     std::uint32_t version = 0;
-    std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<>> heap;
+    MinHeap heap;
   };
   struct Due {
     TimeNs time;
@@ -126,6 +145,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::vector<MaxMinSolver::ResourceId> dirty_groups_;
   std::vector<bool> group_dirty_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> done_;  // (seq, message) ending now
   bool solve_scheduled_ = false;
   EventId completion_event_;
   TimeNs completion_time_ = kTimeMax;

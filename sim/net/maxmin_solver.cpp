@@ -140,11 +140,23 @@ double MaxMinSolver::foreign_load(ResourceId r) const {
   return sum;
 }
 
+// The heaps hold bounds for the certificate, not exact values: a resource's entry is only
+// replaced when its bound gets more pessimistic (a smaller key, a larger increase). An
+// entry more pessimistic than the truth keeps the certificate safe, and skipping the
+// other updates saves most heap operations. full_solve() and reaccount() make the bounds
+// exact again.
 void MaxMinSolver::touch_key(ResourceId r) {
   Resource& res = resources_[r];
+  if (res.bottlenecked > 0 || res.flows.empty()) {  // not an unsaturated resource in use
+    ++res.key_version;
+    res.key = std::numeric_limits<double>::infinity();
+    return;
+  }
+  const double key = (res.capacity - res.accounted) / static_cast<double>(res.flows.size());
+  if (key >= res.key) return;  // the heap already holds a smaller (more pessimistic) key
+  res.key = key;
   ++res.key_version;
-  if (res.bottlenecked == 0 && !res.flows.empty())
-    keys_.push({(res.capacity - res.accounted) / static_cast<double>(res.flows.size()), {r, res.key_version}});
+  keys_.push({key, {r, res.key_version}});
   if (keys_.size() > 4 * resources_.size() + 1024) {  // drop stale entries
     std::vector<HeapEntry> live;
     for (; !keys_.empty(); keys_.pop())
@@ -155,8 +167,15 @@ void MaxMinSolver::touch_key(ResourceId r) {
 
 void MaxMinSolver::touch_increase(ResourceId r) {
   Resource& res = resources_[r];
+  if (res.bottlenecked == 0 || res.increase == 0) {
+    ++res.inc_version;
+    res.increase_bound = 0;
+    return;
+  }
+  if (res.increase <= res.increase_bound) return;  // the heap already holds a larger bound
+  res.increase_bound = res.increase;
   ++res.inc_version;
-  if (res.bottlenecked > 0 && res.increase > 0) increases_.push({res.increase, {r, res.inc_version}});
+  increases_.push({res.increase, {r, res.inc_version}});
   if (increases_.size() > 4 * resources_.size() + 1024) {
     std::vector<HeapEntry> live;
     for (; !increases_.empty(); increases_.pop())
@@ -195,15 +214,51 @@ void MaxMinSolver::reaccount(ResourceId b) {
       const ResourceId r = f.route[i];
       if (r == b || saturated(r)) continue;
       resources_[r].accounted += delta;
+      if (delta < 0) resources_[r].key = std::numeric_limits<double>::infinity();  // force a fresh entry
       touch_key(r);
     }
   }
   res.increase = 0;
-  touch_increase(b);
+  touch_increase(b);  // drops b's entry: the bound is exact again
   ++stats_.reaccounts;
 }
 
+// Books every flow crossing unsaturated resource r at its current rate. Always safe: a
+// flow booked at its rate is within any bound of its bottleneck.
+void MaxMinSolver::reaccount_flows_at(ResourceId r) {
+  for (FlowId id : resources_[r].flows) {
+    Flow& f = flows_[id];
+    const double rate = resources_[f.bottleneck].level;
+    const double delta = rate - f.accounted;
+    if (delta == 0) continue;
+    f.accounted = rate;
+    for (std::size_t i = 0; i < f.length; ++i) {
+      const ResourceId other = f.route[i];
+      if (saturated(other)) continue;
+      resources_[other].accounted += delta;
+      if (delta < 0) resources_[other].key = std::numeric_limits<double>::infinity();  // force a fresh entry
+      touch_key(other);
+    }
+  }
+}
+
 // ---- incremental path ----------------------------------------------------------------------
+
+// b has no bottlenecked flow left: it becomes an unsaturated resource. Its remaining
+// (foreign) flows keep their rates; they are booked in its certificate sum.
+void MaxMinSolver::release_bottleneck(ResourceId b) {
+  Resource& res = resources_[b];
+  const double old = res.level;
+  res.level = 0;
+  res.increase = 0;
+  touch_increase(b);
+  if (listener_) listener_->level_changed(b, old, 0);
+  for (const auto& [r, count] : res.foreign) count_add(resources_[r].dependents, b, -static_cast<std::int64_t>(count));
+  res.foreign.clear();
+  res.accounted = 0;
+  for (FlowId g : res.flows) res.accounted += flows_[g].accounted;
+  touch_key(b);
+}
 
 bool MaxMinSolver::try_remove(FlowId id) {
   Flow& f = flows_[id];
@@ -225,17 +280,7 @@ bool MaxMinSolver::try_remove(FlowId id) {
   --res.bottlenecked;
   set_bottleneck(id, kNone);
   if (res.bottlenecked == 0) {
-    // b is no longer a bottleneck: its remaining (foreign) flows keep their rates.
-    const double old = res.level;
-    res.level = 0;
-    res.increase = 0;
-    touch_increase(b);
-    if (listener_) listener_->level_changed(b, old, 0);
-    for (const auto& [r, count] : res.foreign) count_add(resources_[r].dependents, b, -static_cast<std::int64_t>(count));
-    res.foreign.clear();
-    res.accounted = 0;
-    for (FlowId g : res.flows) res.accounted += flows_[g].accounted;
-    touch_key(b);
+    release_bottleneck(b);
   } else if (!in_changed_[b]) {
     in_changed_[b] = true, changed_.push_back(b);
   }
@@ -243,9 +288,41 @@ bool MaxMinSolver::try_remove(FlowId id) {
   return true;
 }
 
+// Moves flow g, foreign at the new bottleneck u, from its bottleneck b to u (its rate drops
+// to u's level). b loses a member: its level rises, or it stops being a bottleneck.
+void MaxMinSolver::take_over(FlowId id, ResourceId u) {
+  Flow& g = flows_[id];
+  const ResourceId b = g.bottleneck;
+  count_add(resources_[u].foreign, b, -1);
+  count_add(resources_[b].dependents, u, -1);
+  for (std::size_t i = 0; i < g.length; ++i) {
+    const ResourceId r = g.route[i];
+    if (r == b || r == u || !saturated(r)) continue;  // unsaturated: its rate only drops
+    count_add(resources_[r].foreign, b, -1);
+    count_add(resources_[b].dependents, r, -1);
+    count_add(resources_[r].foreign, u, +1);
+    count_add(resources_[u].dependents, r, +1);
+    if (!in_changed_[r]) in_changed_[r] = true, changed_.push_back(r);
+  }
+  Resource& old = resources_[b];
+  --old.bottlenecked;
+  ++resources_[u].bottlenecked;
+  set_bottleneck(id, u);
+  if (old.bottlenecked == 0) {
+    release_bottleneck(b);
+  } else {
+    count_add(old.foreign, u, +1);  // g still crosses b, now as a foreign flow
+    count_add(resources_[u].dependents, b, +1);
+    if (!in_changed_[b]) in_changed_[b] = true, changed_.push_back(b);
+  }
+}
+
 bool MaxMinSolver::try_add(FlowId id) {
   attach(id);
   Flow& f = flows_[id];
+  // Where would the new flow be bottlenecked? At a saturated resource, the level it would
+  // share there; at an unsaturated one, the capacity left (the certificate's lower bound
+  // first; the exact value, by scanning the resource's flows, only if it might bind).
   ResourceId best = kNone;
   double best_level = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < f.length; ++i) {
@@ -255,18 +332,71 @@ bool MaxMinSolver::try_add(FlowId id) {
     const double candidate = (res.capacity - foreign_load(r)) / (res.bottlenecked + 1);
     if (candidate < best_level || (candidate == best_level && r < best)) best = r, best_level = candidate;
   }
-  if (best == kNone || !(best_level > 0)) return false;  // a new bottleneck forms: solve in full
   const double slack_bound = max_increase();
+  ResourceId fresh = kNone;  // an unsaturated resource that would become f's bottleneck
+  double fresh_level = best_level;
+  double carried_increase = 0;
+  auto& rates = scratch_.rates;
   for (std::size_t i = 0; i < f.length; ++i) {
     const ResourceId r = f.route[i];
     if (saturated(r)) continue;
     const Resource& res = resources_[r];
-    const double others = static_cast<double>(res.flows.size() - 1);
-    if (res.capacity - res.accounted - others * slack_bound < best_level * (1 + kTolerance)) return false;
+    const std::size_t others = res.flows.size() - 1;
+    if (res.capacity - res.accounted - static_cast<double>(others) * slack_bound >= best_level * (1 + kTolerance))
+      continue;  // cannot bind
+    if (others > kExactScanLimit) return false;
+    // Water-filling on r alone: f and every flow at r at least as fast as the level L
+    // would share what the slower ones leave: L = (C - slower) / (1 + faster).
+    rates.clear();
+    for (FlowId g : res.flows)
+      if (g != id) rates.emplace_back(resources_[flows_[g].bottleneck].level, g);
+    std::sort(rates.begin(), rates.end());
+    double slower = 0, level = 0;
+    std::size_t first_faster = rates.size();
+    for (std::size_t k = 0; k <= rates.size(); ++k) {
+      level = (res.capacity - slower) / static_cast<double>(1 + rates.size() - k);
+      if (k == rates.size() || rates[k].first >= level) {
+        first_faster = k;
+        break;
+      }
+      slower += rates[k].first;
+    }
+    if (level < best_level * (1 + kTolerance) && (fresh == kNone || level < fresh_level)) {
+      fresh = r, fresh_level = level;
+      // Flows faster than L move their bottleneck to r (ties may stay where they are).
+      scratch_.switching.clear();
+      for (std::size_t k = first_faster; k < rates.size(); ++k)
+        if (rates[k].first > level * (1 + kTolerance)) scratch_.switching.push_back(rates[k].second);
+    }
   }
+  if (fresh != kNone) {
+    if (!(fresh_level > 0)) return false;
+    best = fresh, best_level = fresh_level;
+  }
+  if (best == kNone || !(best_level > 0)) return false;
+
   Resource& bres = resources_[best];
+  if (best == fresh) {
+    // A new bottleneck: its flows so far become its foreign flows, except those faster
+    // than its level, which it takes over.
+    for (FlowId g : bres.flows) {
+      if (g == id) continue;
+      const ResourceId b = flows_[g].bottleneck;
+      count_add(bres.foreign, b, +1);
+      count_add(resources_[b].dependents, best, +1);
+    }
+    bres.accounted = 0;
+    // A taken-over flow's rate only drops, but it may still exceed what was accounted for
+    // it: its old bottleneck's bound carries over to the new one.
+    carried_increase = 0;
+    for (FlowId g : scratch_.switching) {
+      carried_increase = std::max(carried_increase, resources_[flows_[g].bottleneck].increase);
+      take_over(g, best);
+    }
+  }
   ++bres.bottlenecked;
   set_bottleneck(id, best);
+  if (best == fresh) touch_key(best);  // saturated now: drops its certificate key
   for (std::size_t i = 0; i < f.length; ++i) {
     const ResourceId r = f.route[i];
     if (r == best || !saturated(r)) continue;
@@ -275,6 +405,11 @@ bool MaxMinSolver::try_add(FlowId id) {
     if (!in_changed_[r]) in_changed_[r] = true, changed_.push_back(r);
   }
   set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked);
+  if (best == fresh) {  // its own flow is accounted at this level; taken-over ones carry theirs
+    bres.increase = carried_increase;
+    bres.increase_bound = 0;
+    touch_increase(best);
+  }
   if (!in_changed_[best]) in_changed_[best] = true, changed_.push_back(best);
   f.accounted = bres.level;
   for (std::size_t i = 0; i < f.length; ++i) {
@@ -289,26 +424,32 @@ bool MaxMinSolver::try_add(FlowId id) {
 // Re-derives the levels of changed saturated resources and of everything that depends on
 // them, lowest level first, so that each level is computed from final foreign levels.
 bool MaxMinSolver::propagate() {
-  using Item = std::pair<double, ResourceId>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+  auto& queue = scratch_.propagation;  // (level, resource), lowest level first
+  queue.clear();
+  const auto later = [](const std::pair<double, ResourceId>& x, const std::pair<double, ResourceId>& y) { return x > y; };
+  const auto push = [&](ResourceId r) {
+    queue.emplace_back(resources_[r].level, r);
+    std::push_heap(queue.begin(), queue.end(), later);
+  };
   // Levels set directly by try_add have already moved: their dependents must follow.
   for (ResourceId r : changed_) {
     if (!saturated(r)) continue;
-    queue.push({resources_[r].level, r});
-    for (const auto& [d, count] : resources_[r].dependents) queue.push({resources_[d].level, d});
+    push(r);
+    for (const auto& [d, count] : resources_[r].dependents) push(d);
   }
   std::size_t budget = 8 * (queue.size() + 64);
   while (!queue.empty()) {
     if (budget-- == 0) return false;  // levels keep moving (ties in a cycle): solve in full
-    const ResourceId r = queue.top().second;
-    queue.pop();
+    std::pop_heap(queue.begin(), queue.end(), later);
+    const ResourceId r = queue.back().second;
+    queue.pop_back();
     if (!saturated(r)) continue;
     Resource& res = resources_[r];
     const double level = (res.capacity - foreign_load(r)) / res.bottlenecked;
     if (level == res.level) continue;
     set_level(r, level);
     if (!in_changed_[r]) in_changed_[r] = true, changed_.push_back(r);
-    for (const auto& [d, count] : res.dependents) queue.push({resources_[d].level, d});
+    for (const auto& [d, count] : res.dependents) push(d);
   }
   return true;
 }
@@ -324,15 +465,26 @@ bool MaxMinSolver::certify() {
       if (res.level > resources_[d].level * (1 + kTolerance)) return false;
   }
   // Unsaturated resources stay below capacity: min_r (C_r - A_r) / n_r > max_b inc_b.
+  // When that fails, tighten the bounds before giving up: first re-account the flows of the
+  // resource with the smallest key (their booked rates may be stale-high), then the flows
+  // of the bottleneck with the largest increase; stop when that work nears a full solve.
   std::size_t reaccounted = 0;
+  ResourceId last_tightened = kNone;
   for (;;) {
     const double key = min_key();
     const double bound = max_increase();
     if (key > bound * (1 + kTolerance)) return true;
-    if (bound == 0) return false;  // a resource at or over capacity: the structure changed
+    if (reaccounted > active_ / 4 + 64) return false;
+    const ResourceId tightest = keys_.top().second.first;
+    if (tightest != last_tightened) {
+      last_tightened = tightest;
+      reaccounted += resources_[tightest].flows.size();
+      reaccount_flows_at(tightest);
+      continue;
+    }
+    if (bound == 0) return false;  // exact bookkeeping and still full: the structure changed
     const ResourceId worst = increases_.top().second.first;
     reaccounted += resources_[worst].flows.size();
-    if (reaccounted > active_ / 4 + 64) return false;
     reaccount(worst);
   }
 }
@@ -341,22 +493,35 @@ bool MaxMinSolver::certify() {
 
 void MaxMinSolver::full_solve() {
   const std::size_t n_res = resources_.size();
-  std::vector<double> remaining(n_res);
-  std::vector<std::uint32_t> unfrozen(n_res);
-  std::vector<double> new_level(n_res, 0.0);
-  std::vector<ResourceId> new_bottleneck(flows_.size(), kNone);
-  std::vector<char> frozen(flows_.size(), 0);
-  using Item = std::pair<double, ResourceId>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+  // Scratch buffers live in the solver: a full solve allocates nothing in steady state.
+  auto& remaining = scratch_.remaining;
+  auto& unfrozen = scratch_.unfrozen;
+  auto& new_level = scratch_.level;
+  auto& new_bottleneck = scratch_.bottleneck;
+  auto& frozen = scratch_.frozen;
+  remaining.resize(n_res);
+  unfrozen.resize(n_res);
+  new_level.assign(n_res, 0.0);
+  new_bottleneck.assign(flows_.size(), kNone);
+  frozen.assign(flows_.size(), 0);
+  auto& queue = scratch_.queue;
+  queue.clear();
+  const auto later = [](const std::pair<double, ResourceId>& x, const std::pair<double, ResourceId>& y) { return x > y; };
+  const auto push = [&](double share, ResourceId r) {
+    queue.emplace_back(share, r);
+    std::push_heap(queue.begin(), queue.end(), later);
+  };
   for (ResourceId r = 0; r < n_res; ++r) {
     remaining[r] = resources_[r].capacity;
     unfrozen[r] = static_cast<std::uint32_t>(resources_[r].flows.size());
-    if (unfrozen[r] > 0) queue.push({remaining[r] / unfrozen[r], r});
+    if (unfrozen[r] > 0) queue.emplace_back(remaining[r] / unfrozen[r], r);
   }
+  std::make_heap(queue.begin(), queue.end(), later);
   double last_level = 0;
   while (!queue.empty()) {
-    const auto [share, r] = queue.top();
-    queue.pop();
+    std::pop_heap(queue.begin(), queue.end(), later);
+    const auto [share, r] = queue.back();
+    queue.pop_back();
     if (unfrozen[r] == 0 || share != remaining[r] / unfrozen[r]) continue;  // stale entry
     // Levels only rise during filling; rounding must not make one fall (or reach 0).
     const double level = std::max(share, last_level);
@@ -371,7 +536,7 @@ void MaxMinSolver::full_solve() {
         const ResourceId other = f.route[i];
         if (other == r) continue;
         remaining[other] -= level;
-        if (--unfrozen[other] > 0) queue.push({remaining[other] / unfrozen[other], other});
+        if (--unfrozen[other] > 0) push(remaining[other] / unfrozen[other], other);
       }
     }
     unfrozen[r] = 0;
@@ -387,7 +552,9 @@ void MaxMinSolver::full_solve() {
     res.dependents.clear();
     res.accounted = 0;
     res.increase = 0;
+    res.increase_bound = 0;
     ++res.inc_version;
+    res.key = std::numeric_limits<double>::infinity();
     if (listener_ && old != new_level[r]) listener_->level_changed(r, old, new_level[r]);
   }
   for (FlowId id = 0; id < flows_.size(); ++id) {

@@ -47,7 +47,10 @@ class MaxMinSolver {
   using ResourceId = std::uint32_t;
   using FlowId = std::uint32_t;
   static constexpr ResourceId kNone = std::numeric_limits<ResourceId>::max();
-  static constexpr std::size_t kMaxRoute = 16;
+  static constexpr std::size_t kMaxRoute = 8;  // keeps a Flow within 1.5 cache lines
+  /// An unsaturated resource with at most this many flows is scanned to decide exactly
+  /// whether a new flow would make it a bottleneck (instead of solving in full).
+  static constexpr std::size_t kExactScanLimit = 64;
 
   class Listener {
    public:
@@ -112,6 +115,8 @@ class MaxMinSolver {
     CountMap dependents;             // saturated resource -> count of my flows crossing it
     double accounted = 0;            // A_r (unsaturated r only)
     double increase = 0;             // inc_r: bound on rate growth of my flows since accounted
+    double key = std::numeric_limits<double>::infinity();  // key in keys_ (valid entry)
+    double increase_bound = 0;       // value in increases_ (valid entry)
     std::uint32_t key_version = 0;   // invalidates stale heap entries
     std::uint32_t inc_version = 0;
   };
@@ -128,9 +133,12 @@ class MaxMinSolver {
   double min_key();
   double max_increase();
   void reaccount(ResourceId b);
+  void reaccount_flows_at(ResourceId r);
 
   bool try_remove(FlowId f);
   bool try_add(FlowId f);
+  void take_over(FlowId f, ResourceId u);
+  void release_bottleneck(ResourceId b);
   bool propagate();
   bool certify();
 
@@ -145,6 +153,17 @@ class MaxMinSolver {
   // Work lists of one solve().
   std::vector<ResourceId> changed_;  // levels changed: verify and propagate
   std::vector<bool> in_changed_;
+  // Buffers of full_solve(), kept to avoid allocating on every call.
+  struct Scratch {
+    std::vector<double> remaining, level;
+    std::vector<std::uint32_t> unfrozen;
+    std::vector<ResourceId> bottleneck;
+    std::vector<char> frozen;
+    std::vector<std::pair<double, ResourceId>> queue;  // binary min-heap
+    std::vector<std::pair<double, ResourceId>> propagation;  // binary min-heap
+    std::vector<std::pair<double, FlowId>> rates;   // try_add: (rate, flow) at a resource
+    std::vector<FlowId> switching;                  // try_add: flows a new bottleneck takes over
+  } scratch_;
   // Certificate heaps (lazy deletion by version).
   using HeapEntry = std::pair<double, std::pair<ResourceId, std::uint32_t>>;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> keys_;  // (C - A) / n, unsaturated

@@ -21,6 +21,7 @@ NodeId Topology::add_node(std::string name, NodeKind kind) {
 void Topology::invalidate_routes() {
   routes_.clear();
   trees_.clear();
+  tree_of_start_.clear();
 }
 
 NodeId Topology::add_host(std::string name) { return add_node(std::move(name), NodeKind::Host); }
@@ -97,59 +98,71 @@ const Topology::Tree& Topology::tree_from(NodeId root) const {
                                  boost::predecessor_map(predecessor.data()).distance_map(distance.data()).weight_map(weights));
   Tree tree;
   tree.via.assign(n, kNoLink);
-  for (NodeId v = 0; v < n; ++v) {
-    if (v == root || predecessor[v] == v) continue;
-    const NodeId u = static_cast<NodeId>(predecessor[v]);
-    // Among parallel links u - v, the lightest, then the lowest id.
-    for (auto [it, end] = boost::out_edges(u, graph_); it != end; ++it) {
-      if (boost::target(*it, graph_) != v) continue;
-      const LinkId l = boost::get(boost::edge_index, graph_, *it);
-      const LinkId best = tree.via[v];
-      if (best == kNoLink || weight(l) < weight(best) || (weight(l) == weight(best) && l < best)) tree.via[v] = l;
+  // The link into each node from its parent: among parallel links the lightest, then the
+  // lowest id. One pass over the links: O(E).
+  for (LinkId l = 0; l < links_.size(); ++l) {
+    const NodeId a = links_[l].a, b = links_[l].b;
+    for (const auto& [parent, child] : {std::pair{a, b}, std::pair{b, a}}) {
+      if (child == root || predecessor[child] != parent) continue;
+      const LinkId best = tree.via[child];
+      if (best == kNoLink || weight(l) < weight(best) || (weight(l) == weight(best) && l < best)) tree.via[child] = l;
     }
   }
   return trees_.emplace(root, std::move(tree)).first->second;
 }
 
-bool Topology::append_path(const Tree& tree, NodeId root, NodeId dst, Route& route) const {
-  std::vector<ResourceId> reversed;
-  for (NodeId v = dst; v != root;) {
-    const LinkId l = tree.via[v];
-    if (l == kNoLink) return false;
-    const NodeId u = links_[l].a == v ? links_[l].b : links_[l].a;
-    reversed.push_back(2 * l + (links_[l].a == u ? 0 : 1));
-    route.latency += links_[l].latency;
-    v = u;
-    if (reversed.size() > nodes_.size()) return false;
+void Topology::first_hop(NodeId src, LinkId& link, NodeId& start) const {
+  link = kNoLink;
+  start = src;
+  if (nodes_[src].kind == NodeKind::Host && boost::out_degree(src, graph_) == 1) {
+    link = access_link(src);
+    start = links_[link].a == src ? links_[link].b : links_[link].a;
   }
-  route.resources.insert(route.resources.end(), reversed.rbegin(), reversed.rend());
-  return true;
+}
+
+std::size_t Topology::route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs& latency) const {
+  if (src >= nodes_.size() || dst >= nodes_.size()) throw std::out_of_range("route between unknown nodes");
+  latency = 0;
+  if (src == dst) return 0;
+  std::size_t n = 0;
+  LinkId link;
+  NodeId start;
+  first_hop(src, link, start);
+  if (link != kNoLink) {
+    out[n++] = 2 * link + (links_[link].a == src ? 0 : 1);
+    latency += links_[link].latency;
+  }
+  if (start != dst) {
+    if (tree_of_start_.size() != nodes_.size()) tree_of_start_.assign(nodes_.size(), nullptr);
+    if (!tree_of_start_[start]) tree_of_start_[start] = &tree_from(start);
+    const Tree& tree = *tree_of_start_[start];
+    // Walk up from dst to the root, then reverse that part in place.
+    const std::size_t first = n;
+    for (NodeId v = dst; v != start;) {
+      const LinkId l = tree.via[v];
+      if (l == kNoLink)
+        throw std::runtime_error(fmt::format("no route from {} to {}: the topology is not connected",
+                                             nodes_[src].name, nodes_[dst].name));
+      if (n == kMaxRouteLength)
+        throw std::runtime_error(fmt::format("the route from {} to {} crosses more than {} links",
+                                             nodes_[src].name, nodes_[dst].name, kMaxRouteLength));
+      const NodeId u = links_[l].a == v ? links_[l].b : links_[l].a;
+      out[n++] = 2 * l + (links_[l].a == u ? 0 : 1);
+      latency += links_[l].latency;
+      v = u;
+    }
+    std::reverse(out + first, out + n);
+  }
+  return n;
 }
 
 const Route& Topology::route(NodeId src, NodeId dst) const {
-  if (src >= nodes_.size() || dst >= nodes_.size()) throw std::out_of_range("route between unknown nodes");
   const std::uint64_t key = (std::uint64_t{src} << 32) | dst;
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
+  ResourceId buffer[kMaxRouteLength];
   Route route;
-  bool reachable = true;
-  if (src != dst) {
-    // Leave a single-link host by its link; the rest of the path comes from the tree
-    // rooted at the node on the other side.
-    NodeId start = src;
-    if (boost::out_degree(src, graph_) == 1 && nodes_[src].kind == NodeKind::Host) {
-      const LinkId l = access_link(src);
-      route.resources.push_back(2 * l + (links_[l].a == src ? 0 : 1));
-      route.latency += links_[l].latency;
-      start = links_[l].a == src ? links_[l].b : links_[l].a;
-    }
-    if (start != dst) reachable = append_path(tree_from(start), start, dst, route);
-  }
-  if (!reachable)
-    throw std::runtime_error(fmt::format("no route from {} to {}: the topology is not connected", nodes_[src].name,
-                                         nodes_[dst].name));
-  if (route.resources.size() > kMaxRouteLength)
-    throw std::runtime_error(fmt::format("the route from {} to {} crosses {} links; at most {} are supported",
-                                         nodes_[src].name, nodes_[dst].name, route.resources.size(), kMaxRouteLength));
+  const std::size_t n = route_into(src, dst, buffer, route.latency);
+  route.resources.assign(buffer, buffer + n);
   return routes_.emplace(key, std::move(route)).first->second;
 }
 

@@ -28,7 +28,7 @@ using LinkId = std::uint32_t;
 using ResourceId = std::uint32_t;
 
 /// The longest route a flow may take, in links.
-inline constexpr std::size_t kMaxRouteLength = 16;
+inline constexpr std::size_t kMaxRouteLength = 8;  // = MaxMinSolver::kMaxRoute
 
 struct Route {
   std::vector<ResourceId> resources;  ///< link directions crossed, in order
@@ -69,6 +69,11 @@ class Topology {
   /// or the route is longer than kMaxRouteLength. src == dst gives an empty route.
   const Route& route(NodeId src, NodeId dst) const;
 
+  /// The same route written into `out` (room for kMaxRouteLength resources), without the
+  /// per-pair cache: O(route length) after the first route from the same switch, and no
+  /// hashing, for the hot path of sending messages. Returns the number of resources.
+  std::size_t route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs& latency) const;
+
  private:
   struct Node {
     std::string name;
@@ -92,8 +97,9 @@ class Topology {
   NodeId add_node(std::string name, NodeKind kind);
   void invalidate_routes();
   const Tree& tree_from(NodeId root) const;
-  /// Appends the resources of the tree path root -> dst; false if unreachable.
-  bool append_path(const Tree& tree, NodeId root, NodeId dst, Route& route) const;
+  /// The first hop of routes from src (its access link, for a single-link host) and the
+  /// node the rest of the path starts from.
+  void first_hop(NodeId src, LinkId& link, NodeId& start) const;
   std::int64_t weight(LinkId l) const;
 
   Graph graph_;
@@ -102,6 +108,7 @@ class Topology {
   std::unordered_map<std::string, NodeId> by_name_;
   mutable std::unordered_map<std::uint64_t, Route> routes_;  // key: src << 32 | dst
   mutable std::unordered_map<NodeId, Tree> trees_;
+  mutable std::vector<const Tree*> tree_of_start_;  // per node: its tree, once built
 };
 
 }  // namespace pssim::net
