@@ -1,5 +1,6 @@
 #include "sim/experiment/experiment.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -87,6 +88,7 @@ Experiment::Experiment(const scenario::Scenario& s) : scenario_(s), sim_(s.seed)
                                                   ? ps::place_balanced(layout_.shards, host_count)
                                                   : ps::place_round_robin(layout_.shards.size(), host_count);
   for (std::int64_t h : placement) layout_.shard_hosts.push_back(hosts[static_cast<std::size_t>(h)]);
+  check_connected();
 
   network_ = std::make_unique<net::FlowNetwork>(sim_, topology_);
   network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts));
@@ -96,14 +98,51 @@ Experiment::Experiment(const scenario::Scenario& s) : scenario_(s), sim_(s.seed)
   engine_ = std::make_unique<ps::PsEngine>(sim_, *network_, *compute_, config_, layout_, &forward_);
 }
 
-RunStats Experiment::run(ps::PsObserver* observer) {
+// Every worker must reach every shard's host and back; better said now than mid-run.
+void Experiment::check_connected() const {
+  std::vector<net::NodeId> servers = layout_.shard_hosts;
+  std::sort(servers.begin(), servers.end());
+  servers.erase(std::unique(servers.begin(), servers.end()), servers.end());
+  net::ResourceId buffer[net::kMaxRouteLength];
+  TimeNs latency;
+  try {
+    for (net::NodeId w : layout_.worker_hosts)
+      for (net::NodeId s : servers) {
+        topology_.route_into(w, s, buffer, latency);
+        topology_.route_into(s, w, buffer, latency);
+      }
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+double Experiment::progress_fraction() const {
+  const auto& stop = scenario_.training.stop;
+  double f = 0;
+  if (stop.sim_time) f = std::max(f, static_cast<double>(sim_.now()) / static_cast<double>(*stop.sim_time));
+  if (stop.updates) {
+    std::int64_t least = engine_->shard_version(0);
+    for (std::size_t s = 1; s < engine_->shards(); ++s) least = std::min(least, engine_->shard_version(s));
+    f = std::max(f, static_cast<double>(least) / static_cast<double>(*stop.updates));
+  }
+  return std::min(f, 1.0);
+}
+
+RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(const Experiment&)>& progress) {
   if (sim_.events_executed() > 0) throw std::logic_error("an experiment runs once");
   forward_.target = observer;
   const auto start = std::chrono::steady_clock::now();
   engine_->start();
   const auto& stop = scenario_.training.stop;
   if (stop.sim_time) sim_.schedule_at(*stop.sim_time, [this] { sim_.stop(); });
-  sim_.run_until_condition([this] { return engine_->finished(); });
+  std::uint64_t next_report = 1 << 14;
+  sim_.run_until_condition([&] {
+    if (progress && sim_.events_executed() >= next_report) {
+      next_report = sim_.events_executed() + (1 << 14);
+      progress(*this);
+    }
+    return engine_->finished();
+  });
   RunStats stats;
   if (engine_->finished()) {
     stats.stopped_by = StopReason::Updates;

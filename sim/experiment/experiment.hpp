@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,9 +40,13 @@ class Experiment {
   explicit Experiment(const scenario::Scenario& scenario);
 
   /// Runs to the stop condition. `observer` (may be null) sees updates, rounds and worker
-  /// states as they happen. Throws std::runtime_error if the simulation runs out of events
-  /// before a stop condition holds.
-  RunStats run(ps::PsObserver* observer);
+  /// states as they happen; `progress` (may be empty) is called every few thousand
+  /// events. Throws std::runtime_error if the simulation runs out of events before a stop
+  /// condition holds.
+  RunStats run(ps::PsObserver* observer, const std::function<void(const Experiment&)>& progress = {});
+
+  /// How far the run is toward its nearest stop condition, 0 to 1.
+  double progress_fraction() const;
 
   const scenario::Scenario& scenario() const { return scenario_; }
   const net::Topology& topology() const { return topology_; }
@@ -52,6 +57,8 @@ class Experiment {
   const Simulator& simulator() const { return sim_; }
 
  private:
+  void check_connected() const;
+
   scenario::Scenario scenario_;
   Simulator sim_;
   net::Topology topology_;

@@ -6,8 +6,12 @@
 #include "sim/output/json_writer.hpp"
 #include "sim/output/resource_usage.hpp"
 
+#include <fmt/format.h>
+
 namespace pssim::experiment {
 namespace {
+
+const char* stop_name(StopReason r) { return r == StopReason::SimTime ? "sim_time" : "updates"; }
 
 const char* mode_name(scenario::ProtocolConfig::Mode m) {
   switch (m) {
@@ -84,13 +88,59 @@ void write_links(const std::filesystem::path& dir, const Experiment& e, const Li
   series.commit();
 }
 
-void write_summary(const std::filesystem::path& dir, const Experiment& e, const RunStats& stats,
-                   const MetricsRecorder& recorder, const LinkFigures& links) {
+RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsRecorder& recorder,
+                      const LinkFigures& links) {
   const auto& s = e.scenario();
   const auto& engine = e.engine();
   const auto& totals = engine.totals();
   const auto& net = e.network();
-  const double wall = std::max(stats.wall_seconds, 1e-9);
+  RunReport r;
+  r.stats = stats;
+  r.rounds = totals.rounds;
+  if (recorder.rounds() > 0) r.mean_round_s = to_seconds(recorder.round_time_sum()) / static_cast<double>(recorder.rounds());
+  r.updates = totals.updates;
+  r.gradients_applied = totals.gradients_applied;
+  r.gradients_dropped = totals.gradients_dropped;
+  r.messages = net.messages();
+  r.bytes_sent = net.bytes_sent();
+  r.flows = net.flows();
+  r.staleness_histogram = totals.staleness_histogram;
+  const auto& h = totals.staleness_histogram;
+  double count = 0, sum = 0;
+  for (std::size_t tau = 0; tau < h.size(); ++tau) {
+    count += static_cast<double>(h[tau]);
+    sum += static_cast<double>(tau) * static_cast<double>(h[tau]);
+    if (h[tau] > 0) r.max_staleness = static_cast<std::int64_t>(tau);
+  }
+  r.mean_staleness = count > 0 ? sum / count : 0.0;
+
+  // Share of simulated time the workers spent in each state: mean, least and most.
+  const double sim_seconds = std::max(to_seconds(stats.sim_time), 1e-12);
+  const TimeNs ps::WorkerStats::*fields[] = {&ps::WorkerStats::computing, &ps::WorkerStats::pushing,
+                                             &ps::WorkerStats::pulling, &ps::WorkerStats::blocked};
+  for (std::size_t k = 0; k < 4; ++k) {
+    double total = 0, lo = 1e300, hi = 0;
+    for (std::size_t w = 0; w < engine.workers(); ++w) {
+      const double share = to_seconds(engine.worker_stats(w).*fields[k]) / sim_seconds;
+      total += share, lo = std::min(lo, share), hi = std::max(hi, share);
+    }
+    r.time_share[k] = {total / static_cast<double>(engine.workers()), lo, hi};
+  }
+
+  // The busiest link directions by mean utilization; the first is the bottleneck.
+  std::vector<net::ResourceId> order(links.mean.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return links.mean[a] > links.mean[b]; });
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, order.size()); ++i)
+    r.busiest_links.push_back({e.topology().resource_name(order[i]), links.mean[order[i]], links.max[order[i]]});
+  r.solver = net.solver_stats();
+  (void)s;
+  return r;
+}
+
+void write_summary(const std::filesystem::path& dir, const Experiment& e, const RunReport& r) {
+  const auto& s = e.scenario();
+  const double wall = std::max(r.stats.wall_seconds, 1e-9);
   output::JsonWriter j;
   j.begin_object();
   j.key("scenario").value(s.name);
@@ -98,80 +148,54 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
   j.key("protocol").value(mode_name(s.protocol.mode));
   j.key("workers").value(s.cluster.workers.count);
   j.key("shards").value(s.cluster.servers.shards);
-  j.key("stopped_by").value(stats.stopped_by == StopReason::SimTime ? "sim_time" : "updates");
-  j.key("sim_time_s").value(to_seconds(stats.sim_time));
-  j.key("wall_time_s").value(stats.wall_seconds);
-  j.key("events").value(stats.events);
-  j.key("events_per_s").value(static_cast<double>(stats.events) / wall);
+  j.key("stopped_by").value(stop_name(r.stats.stopped_by));
+  j.key("sim_time_s").value(to_seconds(r.stats.sim_time));
+  j.key("wall_time_s").value(r.stats.wall_seconds);
+  j.key("events").value(r.stats.events);
+  j.key("events_per_s").value(static_cast<double>(r.stats.events) / wall);
   j.key("peak_rss_bytes").value(output::peak_rss_bytes());
-  j.key("rounds").value(totals.rounds);
-  if (recorder.rounds() > 0) j.key("mean_round_s").value(to_seconds(recorder.round_time_sum()) / static_cast<double>(recorder.rounds()));
-  j.key("updates").value(totals.updates);
-  j.key("gradients_applied").value(totals.gradients_applied);
-  j.key("gradients_dropped").value(totals.gradients_dropped);
-  j.key("messages").value(net.messages());
-  j.key("bytes_sent").value(net.bytes_sent());
-  j.key("flows").value(net.flows());
-  j.key("flows_per_s").value(static_cast<double>(net.flows()) / wall);
-
-  const auto& h = totals.staleness_histogram;
-  const double count = static_cast<double>(std::accumulate(h.begin(), h.end(), std::int64_t{0}));
-  double sum = 0;
-  for (std::size_t tau = 0; tau < h.size(); ++tau) sum += static_cast<double>(tau) * static_cast<double>(h[tau]);
-  j.key("mean_staleness").value(count > 0 ? sum / count : 0.0);
-  std::int64_t max_tau = 0;
-  for (std::size_t tau = 0; tau < h.size(); ++tau)
-    if (h[tau] > 0) max_tau = static_cast<std::int64_t>(tau);
-  j.key("max_staleness").value(max_tau);
+  j.key("rounds").value(r.rounds);
+  if (r.mean_round_s) j.key("mean_round_s").value(*r.mean_round_s);
+  j.key("updates").value(r.updates);
+  j.key("gradients_applied").value(r.gradients_applied);
+  j.key("gradients_dropped").value(r.gradients_dropped);
+  j.key("messages").value(r.messages);
+  j.key("bytes_sent").value(r.bytes_sent);
+  j.key("flows").value(r.flows);
+  j.key("flows_per_s").value(static_cast<double>(r.flows) / wall);
+  j.key("mean_staleness").value(r.mean_staleness);
+  j.key("max_staleness").value(r.max_staleness);
   j.key("staleness_histogram").begin_array();
-  for (auto c : h) j.value(c);
+  for (auto c : r.staleness_histogram) j.value(c);
   j.end_array();
-
-  // Share of simulated time the workers spent in each state: mean, least and most.
-  const double sim_seconds = std::max(to_seconds(stats.sim_time), 1e-12);
   j.key("worker_time_share").begin_object();
-  const std::pair<const char*, TimeNs ps::WorkerStats::*> states[] = {{"computing", &ps::WorkerStats::computing},
-                                                                       {"pushing", &ps::WorkerStats::pushing},
-                                                                       {"pulling", &ps::WorkerStats::pulling},
-                                                                       {"blocked", &ps::WorkerStats::blocked}};
-  for (const auto& [name, field] : states) {
-    double total = 0, lo = 1e300, hi = 0;
-    for (std::size_t w = 0; w < engine.workers(); ++w) {
-      const double share = to_seconds(engine.worker_stats(w).*field) / sim_seconds;
-      total += share, lo = std::min(lo, share), hi = std::max(hi, share);
-    }
-    j.key(name).begin_object();
-    j.key("mean").value(total / static_cast<double>(engine.workers()));
-    j.key("min").value(lo);
-    j.key("max").value(hi);
+  const char* names[] = {"computing", "pushing", "pulling", "blocked"};
+  for (std::size_t k = 0; k < 4; ++k) {
+    j.key(names[k]).begin_object();
+    j.key("mean").value(r.time_share[k].mean);
+    j.key("min").value(r.time_share[k].min);
+    j.key("max").value(r.time_share[k].max);
     j.end_object();
   }
   j.end_object();
-
-  // The busiest link directions by mean utilization; the first is the bottleneck.
-  std::vector<net::ResourceId> order(links.mean.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return links.mean[a] > links.mean[b]; });
-  const auto& t = e.topology();
-  if (!order.empty()) {
+  if (!r.busiest_links.empty()) {
     j.key("bottleneck_link").begin_object();
-    j.key("name").value(t.resource_name(order[0]));
-    j.key("mean_utilization").value(links.mean[order[0]]);
+    j.key("name").value(r.busiest_links[0].name);
+    j.key("mean_utilization").value(r.busiest_links[0].mean);
     j.end_object();
   }
   j.key("busiest_links").begin_array();
-  for (std::size_t i = 0; i < std::min<std::size_t>(10, order.size()); ++i) {
-    const auto r = order[i];
+  for (const auto& l : r.busiest_links) {
     j.begin_object();
-    j.key("name").value(t.resource_name(r));
-    j.key("mean_utilization").value(links.mean[r]);
-    if (links.max[r] >= 0) j.key("max_utilization").value(links.max[r]);
+    j.key("name").value(l.name);
+    j.key("mean_utilization").value(l.mean);
+    if (l.max >= 0) j.key("max_utilization").value(l.max);
     j.end_object();
   }
   j.end_array();
   j.key("solver").begin_object();
-  j.key("incremental_updates").value(net.solver_stats().incremental_updates);
-  j.key("full_solves").value(net.solver_stats().full_solves);
+  j.key("incremental_updates").value(r.solver.incremental_updates);
+  j.key("full_solves").value(r.solver.full_solves);
   j.end_object();
   j.end_object();
   output::write_file_atomically(dir / "summary.json", j.str());
@@ -208,12 +232,43 @@ void MetricsRecorder::commit() {
   if (rounds_csv_) rounds_csv_->commit();
 }
 
-void write_run_outputs(const std::filesystem::path& dir, const Experiment& experiment, const RunStats& stats,
-                       const MetricsRecorder& recorder) {
+RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& experiment, const RunStats& stats,
+                            const MetricsRecorder& recorder) {
   const LinkFigures links = link_figures(experiment, stats.sim_time);
   write_workers(dir, experiment);
   write_links(dir, experiment, links);
-  write_summary(dir, experiment, stats, recorder, links);
+  RunReport report = make_report(experiment, stats, recorder, links);
+  write_summary(dir, experiment, report);
+  return report;
+}
+
+std::vector<std::string> figure_names() {
+  return {"sim_time_s", "stopped_by",       "rounds",         "mean_round_s",  "updates",
+          "gradients_applied", "gradients_dropped", "bytes_sent", "flows",        "mean_staleness",
+          "max_staleness", "computing_share", "blocked_share", "bottleneck_link", "bottleneck_utilization"};
+}
+
+std::vector<Figure> report_figures(const RunReport& r) {
+  const auto num = [](double v) { return fmt::format("{}", v); };
+  const auto integer = [](std::int64_t v) { return fmt::format("{}", v); };
+  std::vector<Figure> f = {
+      {"sim_time_s", num(to_seconds(r.stats.sim_time))},
+      {"stopped_by", stop_name(r.stats.stopped_by)},
+      {"rounds", integer(r.rounds)},
+      {"mean_round_s", r.mean_round_s ? num(*r.mean_round_s) : ""},
+      {"updates", integer(r.updates)},
+      {"gradients_applied", integer(r.gradients_applied)},
+      {"gradients_dropped", integer(r.gradients_dropped)},
+      {"bytes_sent", num(r.bytes_sent)},
+      {"flows", integer(static_cast<std::int64_t>(r.flows))},
+      {"mean_staleness", num(r.mean_staleness)},
+      {"max_staleness", integer(r.max_staleness)},
+      {"computing_share", num(r.time_share[0].mean)},
+      {"blocked_share", num(r.time_share[3].mean)},
+      {"bottleneck_link", r.busiest_links.empty() ? "" : r.busiest_links[0].name},
+      {"bottleneck_utilization", r.busiest_links.empty() ? "" : num(r.busiest_links[0].mean)},
+  };
+  return f;
 }
 
 }  // namespace pssim::experiment

@@ -14,8 +14,12 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "sim/experiment/experiment.hpp"
+#include "sim/experiment/run_job.hpp"
 #include "sim/output/csv_writer.hpp"
 #include "sim/ps/observer.hpp"
 
@@ -40,8 +44,35 @@ class MetricsRecorder : public ps::PsObserver {
   TimeNs round_time_sum_ = 0;
 };
 
+/// The figures summary.json reports, gathered once.
+struct RunReport {
+  RunStats stats;
+  std::int64_t rounds = 0;
+  std::optional<double> mean_round_s;
+  std::int64_t updates = 0, gradients_applied = 0, gradients_dropped = 0;
+  std::uint64_t messages = 0, flows = 0;
+  double bytes_sent = 0;
+  double mean_staleness = 0;
+  std::int64_t max_staleness = 0;
+  std::vector<std::int64_t> staleness_histogram;
+  struct Share {
+    double mean = 0, min = 0, max = 0;
+  };
+  Share time_share[4];  ///< computing, pushing, pulling, blocked
+  struct Link {
+    std::string name;
+    double mean = 0;
+    double max = -1;  ///< < 0: not recorded over time
+  };
+  std::vector<Link> busiest_links;  ///< by mean utilization, at most 10
+  net::MaxMinSolver::Stats solver;
+};
+
 /// Writes workers.csv, links.csv, link_utilization.csv and, last, summary.json.
-void write_run_outputs(const std::filesystem::path& dir, const Experiment& experiment, const RunStats& stats,
-                       const MetricsRecorder& recorder);
+RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& experiment, const RunStats& stats,
+                            const MetricsRecorder& recorder);
+
+/// The headline figures of a report as text, in figure_names() order (run_job.hpp).
+std::vector<Figure> report_figures(const RunReport& report);
 
 }  // namespace pssim::experiment

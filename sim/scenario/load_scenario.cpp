@@ -10,9 +10,7 @@
 #include "sim/scenario/yaml_writer.hpp"
 
 namespace pssim::scenario {
-namespace {
-
-LoadedScenario finish(ConfigNode raw, const Overrides& overrides) {
+LoadedScenario resolve_scenario(ConfigNode raw, const Overrides& overrides) {
   if (!raw.is_map())
     throw ScenarioError(raw.location(), fmt::format("a scenario is a mapping of keys (name:, model:, cluster: ...), "
                                                     "not {}",
@@ -25,14 +23,12 @@ LoadedScenario finish(ConfigNode raw, const Overrides& overrides) {
   return loaded;
 }
 
-}  // namespace
-
 LoadedScenario load_scenario_file(const std::string& path, const Overrides& overrides) {
-  return finish(load_yaml_file(path), overrides);
+  return resolve_scenario(load_yaml_file(path), overrides);
 }
 
 LoadedScenario load_scenario_text(std::string_view text, const std::string& source, const Overrides& overrides) {
-  return finish(load_yaml_string(text, source), overrides);
+  return resolve_scenario(load_yaml_string(text, source), overrides);
 }
 
 std::string resolved_yaml(const LoadedScenario& loaded) {

@@ -28,6 +28,10 @@ LoadedScenario load_scenario_file(const std::string& path, const Overrides& over
 /// The same from text already in memory; `source` names it in diagnostics.
 LoadedScenario load_scenario_text(std::string_view text, const std::string& source, const Overrides& overrides = {});
 
+/// Overrides, validation and translation of a raw tree already loaded (sweeps load the
+/// base scenario once and resolve it for every point).
+LoadedScenario resolve_scenario(ConfigNode raw, const Overrides& overrides = {});
+
 /// The resolved scenario as YAML, with a header saying how to reproduce the run.
 std::string resolved_yaml(const LoadedScenario& loaded);
 

@@ -64,23 +64,25 @@ void apply_override(ConfigNode& root, std::string_view assignment) {
     throw ScenarioError({source, 1, 1}, "an override is written path.to.key=value (e.g. cluster.workers.count=32)");
   const std::string_view path = assignment.substr(0, eq);
   const std::string_view value_text = assignment.substr(eq + 1);
-  const auto parts = split_path(path);
-  for (const auto& p : parts)
-    if (p.empty()) throw ScenarioError({source, 1, 1}, fmt::format("empty key in path '{}'", path));
-
   ConfigNode value = ConfigNode::null({source, 1, static_cast<int>(eq) + 2});
   if (!value_text.empty()) {
     // A plain value parses as itself; YAML syntax allows lists and mappings on the line.
     value = load_yaml_string(value_text, source);
     relocate(value, source, static_cast<int>(eq) + 1);
   }
+  set_at_path(root, path, std::move(value), {source, 1, 1});
+}
 
+void set_at_path(ConfigNode& root, std::string_view path, ConfigNode value, const SourceLocation& where) {
+  const auto parts = split_path(path);
+  for (const auto& p : parts)
+    if (p.empty()) throw ScenarioError(where, fmt::format("empty key in path '{}'", path));
   ConfigNode* node = &root;
-  int column = 1;
+  int column = where.column;  // of the current path segment: errors point at it
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& key = parts[i];
     const bool last = i + 1 == parts.size();
-    const SourceLocation key_loc{source, 1, column};
+    const SourceLocation key_loc{where.source, where.line, column};
     if (node->is_sequence()) {
       std::size_t index = 0;
       const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), index);

@@ -19,4 +19,9 @@ namespace pssim::scenario {
 /// past the end of a list.
 void apply_override(ConfigNode& root, std::string_view assignment);
 
+/// Sets `value` at the dotted `path` of `root` (what apply_override does once it has
+/// parsed the value). `where` is the position of the path's first character; errors about
+/// a segment point at that segment.
+void set_at_path(ConfigNode& root, std::string_view path, ConfigNode value, const SourceLocation& where);
+
 }  // namespace pssim::scenario

@@ -33,13 +33,6 @@ std::string format_base(ValueType type, double v) {
   }
 }
 
-bool is_name(const std::string& s) {
-  if (s.empty() || s.size() > 100 || s == "." || s == "..") return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) return false;
-  return true;
-}
-
 class Validator {
  public:
   std::vector<Diagnostic> problems;
@@ -93,7 +86,7 @@ class Validator {
         if (text.empty()) error(in.location(), fmt::format("{} is an empty path", path));
         return in;
       case ValueType::Name:
-        if (!is_name(text))
+        if (!is_valid_name(text))
           error(in.location(), fmt::format("{} = '{}' is not a valid name (use letters, digits, '.', '_', '-'; at "
                                            "most 100 characters)",
                                            path, text));
@@ -234,6 +227,13 @@ auto parse_at(const ConfigNode& node, Parse parse) {
 }
 
 }  // namespace
+
+bool is_valid_name(const std::string& s) {
+  if (s.empty() || s.size() > 100 || s == "." || s == "..") return false;
+  for (unsigned char c : s)
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
 
 double scalar_value(std::string_view text, ValueType type) {
   switch (type) {

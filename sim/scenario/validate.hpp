@@ -21,6 +21,10 @@ namespace pssim::scenario {
 /// Validates `input` against `schema` (a map). Throws ScenarioError listing every problem.
 ConfigNode validate(const ConfigNode& input, const Schema& schema);
 
+/// True for names usable as directory names: letters, digits, '.', '_', '-', at most
+/// 100 characters, not "." or "..".
+bool is_valid_name(const std::string& s);
+
 /// Numeric value of a valid scalar of `type`, in base units (seconds, bytes, bytes/s,
 /// FLOP, FLOP/s). Throws UnitError for text that does not parse.
 double scalar_value(std::string_view text, ValueType type);

@@ -1,0 +1,37 @@
+#include "sim/experiment/run_job.hpp"
+
+#include "sim/experiment/run_outputs.hpp"
+#include "sim/output/atomic_file.hpp"
+
+namespace pssim::experiment {
+namespace {
+
+// Files of an earlier run in the same directory would mix with this one's; summary.json
+// goes first, so that a run killed half-way never leaves a summary that looks complete.
+void remove_previous_outputs(const std::filesystem::path& dir) {
+  for (const char* name : {"summary.json", "metrics.csv", "rounds.csv", "workers.csv", "links.csv",
+                           "link_utilization.csv", "trace.json", "scenario.yaml"}) {
+    std::error_code ignored;
+    std::filesystem::remove(dir / name, ignored);
+  }
+}
+
+}  // namespace
+
+JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
+                           const JobOptions& options) {
+  Experiment experiment(loaded.scenario);
+  output::prepare_output_directory(dir);
+  remove_previous_outputs(dir);
+  output::write_file_atomically(dir / "scenario.yaml", scenario::resolved_yaml(loaded));
+  const bool rounds = loaded.scenario.protocol.mode != scenario::ProtocolConfig::Mode::Async;
+  MetricsRecorder recorder(dir, rounds);
+  JobResult result;
+  result.stats = experiment.run(&recorder, options.on_progress);
+  recorder.commit();
+  const RunReport report = write_run_outputs(dir, experiment, result.stats, recorder);
+  result.figures = report_figures(report);
+  return result;
+}
+
+}  // namespace pssim::experiment
