@@ -5,6 +5,8 @@
 // concurrency comes from callers running several at once (see nets/network.hpp).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Core>
@@ -41,6 +43,24 @@ using AlignedVector = std::vector<T, Eigen::aligned_allocator<T>>;
 template <typename T>
 void ensure_size(AlignedVector<T>& v, std::size_t n) {
   if (v.size() < n) v.resize(n);
+}
+
+}  // namespace pssim::models
+
+namespace pssim::models {
+
+/// out[j] = sum over rows r of m[r, j] for a row-major [rows, cols] matrix, each column
+/// summed in row order. Why not Eigen's colwise().sum(): Eigen sums the columns that fall
+/// in its packet loop in a different order (pairwise) than the ones in the peeled head,
+/// and which columns those are depends on the address of `out` — a caller's gradient
+/// buffer — so results would depend on memory alignment. Cost: rows * cols adds.
+template <typename Real>
+void column_sums(const Real* m, std::int64_t rows, std::int64_t cols, Real* out) {
+  std::copy(m, m + cols, out);
+  for (std::int64_t r = 1; r < rows; ++r) {
+    const Real* row = m + r * cols;
+    for (std::int64_t j = 0; j < cols; ++j) out[j] += row[j];
+  }
 }
 
 }  // namespace pssim::models

@@ -43,7 +43,7 @@ void Linear<Real>::backward(const LayerIo<Real>& io) const {
   MapR<Real> dw(io.grads + w_off_, out_, in_);     // [out, in]
   MapRowVec<Real> db(io.grads + b_off_, out_);     // [out]
   dw.noalias() = dy.transpose() * x;
-  db = dy.colwise().sum();
+  column_sums(io.dy, io.batch, out_, db.data());
   if (io.dx) {
     CMapR<Real> w(io.params + w_off_, out_, in_);
     MapR<Real> dx(io.dx, io.batch, in_);           // [B, in]

@@ -128,7 +128,7 @@ void LstmLayer<Real>::backward(const Real* params, const Real* x, const Real* dh
   } else {
     dw_hh.setZero();
   }
-  db_ih = da.colwise().sum();
+  column_sums(da.data(), R, 4 * H, db_ih.data());
   db_hh = db_ih;
   if (dx) {
     CMapR<Real> w_ih(params + w_ih_, 4 * H, in_);

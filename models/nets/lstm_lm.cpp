@@ -145,7 +145,7 @@ Real LstmLanguageModel<Real>::loss_and_gradient(std::span<const Real> params,
   CMapR<Real> dlogits(ws.logits.data(), R, vocab_);             // [S*B, V]
   CMapR<Real> h(h_top, R, hidden_);                             // [S*B, H]
   MapR<Real>(grad.data() + dec_w_off_, vocab_, hidden_).noalias() = dlogits.transpose() * h;
-  MapRowVec<Real>(grad.data() + dec_b_off_, vocab_) = dlogits.colwise().sum();
+  column_sums(dlogits.data(), R, vocab_, grad.data() + dec_b_off_);
   const auto widest = std::max(embed_, hidden_);
   ensure_size(ws.dh, std::size_t(R * widest));
   ensure_size(ws.dx, std::size_t(R * widest));

@@ -102,7 +102,9 @@ SequentialNet<Real>::SequentialNet(const std::vector<LayerSpec>& specs, Shape3 i
           "dropout, flatten, linear",
           i, s.kind));
     }
+    const auto declared = this->layout_.size();
     layer->declare_params(this->layout_);
+    if (declared == 0 && this->layout_.size() > 0) first_param_layer_ = layers_.size();
     shape = layer->out_shape();
     layers_.push_back(std::move(layer));
   }
@@ -199,7 +201,9 @@ Real SequentialNet<Real>::loss_and_gradient(std::span<const Real> params, const 
   std::copy(logits, logits + B * num_classes_, dy);
   const auto sums =
       log_softmax_nll(dy, batch.labels.data(), B, num_classes_, Real(1) / Real(B));
-  for (std::size_t k = layers_.size(); k-- > 0;) {
+  // Backward stops at the first layer with parameters: below it nothing needs a gradient
+  // (its input is data), so neither its dx nor the layers underneath are computed.
+  for (std::size_t k = layers_.size(); k-- > first_param_layer_;) {
     LayerIo<Real> io;
     io.batch = B;
     io.params = params.data();
@@ -209,7 +213,7 @@ Real SequentialNet<Real>::loss_and_gradient(std::span<const Real> params, const 
                   : ws.acts[k - 1].data();
     io.y = ws.acts[k].data();
     io.dy = dy;
-    io.dx = k == 0 ? nullptr : dx;
+    io.dx = k == first_param_layer_ ? nullptr : dx;
     io.scratch = ws.scratch[k].data();
     io.index_scratch = ws.index_scratch[k].data();
     io.seed = dropout_seed;
@@ -237,7 +241,9 @@ template <typename Real>
 double SequentialNet<Real>::flops_per_sample(std::int64_t) const {
   double macs = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    macs += layers_[i]->forward_macs() + layers_[i]->backward_macs(i > 0);
+    if (i >= first_param_layer_) {
+      macs += layers_[i]->forward_macs() + layers_[i]->backward_macs(i > first_param_layer_);
+    }
   }
   return 2.0 * macs;
 }

@@ -56,6 +56,7 @@ class SequentialNet final : public NetworkT<Real> {
   Shape3 input_;
   std::int64_t num_classes_;
   std::string label_;
+  std::size_t first_param_layer_ = 0;  // layers below it get no backward pass
 };
 
 }  // namespace pssim::models
