@@ -35,10 +35,9 @@ struct PixelScaling {
   double mean = 0.0, std = 1.0;
 };
 
-/// Reads an image IDX file and a label IDX file of the same split. Throws
-/// std::runtime_error naming the file for every bad-file case of read_idx, for an image /
-/// label count mismatch, and for a label >= 10 ... (labels must be < num_classes, which is
-/// taken as max label + 1, at least 10).
+/// Reads an image IDX file and a label IDX file of the same split. num_classes is the
+/// largest label + 1, at least 10. Throws std::runtime_error naming the file for every
+/// bad-file case of read_idx and for an image / label count mismatch.
 ImageDataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
                            const std::string& name, PixelScaling scaling = {},
                            const std::string& missing_hint = "");

@@ -13,9 +13,10 @@ struct NllSums {
   std::int64_t correct = 0;    ///< rows whose first arg-max is the target
 };
 
-/// Computes the summed NLL of `logits` [rows, classes] against `targets` [rows]. When
-/// `grad_scale` != 0, overwrites logits with grad_scale * (softmax - onehot), the gradient
-/// of grad_scale * loss_sum (pass 1/rows for the mean loss). Throws std::out_of_range
+/// Computes the summed NLL of `logits` [rows, classes] against `targets` [rows]. Always
+/// overwrites `logits`: with grad_scale * (softmax - onehot), the gradient of
+/// grad_scale * loss_sum (pass 1/rows for the mean loss), or, when grad_scale is 0, with
+/// unnormalized softmax values (evaluation needs nothing more). Throws std::out_of_range
 /// naming the row when a target is outside [0, classes).
 /// Cost: O(rows * classes), one exp per element (vectorized).
 template <typename Real>

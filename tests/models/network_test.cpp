@@ -126,8 +126,8 @@ TEST_CASE("gradients are bit-identical across threads, workspaces and buffer ali
     auto ws = net->make_workspace();
     const float loss = net->loss_and_gradient(params, b, reference, *ws, 42);
     // Parameters copied to a buffer offset by one float: a different alignment.
-    std::vector<float> shifted(params.size() + 1);
-    std::copy(params.begin(), params.end(), shifted.begin() + 1);
+    std::vector<float> shifted{0.0f};
+    shifted.insert(shifted.end(), params.begin(), params.end());
     std::vector<std::vector<float>> grads(4, std::vector<float>(params.size() + 1));
     std::vector<float> losses(4);
     std::vector<std::thread> threads;
