@@ -2,7 +2,7 @@
 // preset on one thread, and the GFLOP/s it achieves by the analytic FLOP count; plus the
 // core's measured Eigen GEMM rate (512^3 float) as the reference peak.
 //
-//   models_bench [--steps N] [--csv] [--manifests DIR]
+//   models_bench [--steps N] [--csv] [--manifests DIR] [--only PRESET]
 //
 // (default 20 timed steps after 3 warm-up steps). --manifests writes DIR/<preset>.json
 // (architecture, batch, sequence length) for bench/torch_bench.py, which times the same
@@ -62,13 +62,14 @@ struct Case {
 int main(int argc, char** argv) {
   int steps = 20;
   bool csv = false;
-  std::string manifests;
+  std::string manifests, only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--csv")) csv = true;
     else if (!std::strcmp(argv[i], "--manifests") && i + 1 < argc) manifests = argv[++i];
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: models_bench [--steps N] [--csv] [--manifests DIR]\n");
+      std::fprintf(stderr, "usage: models_bench [--steps N] [--csv] [--manifests DIR] [--only PRESET]\n");
       return 2;
     }
   }
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   OptimizerSpec sgd;
   sgd.lr = 0.05, sgd.momentum = 0.9;
   for (const auto& c : cases) {
+    if (!only.empty() && c.label != only) continue;
     const auto net = build_network<float>(c.spec);
     if (!manifests.empty()) {
       std::filesystem::create_directories(manifests);

@@ -142,7 +142,8 @@ void TrainingData::fill_batch(std::span<const std::int64_t> items, Batch& out) c
 
 EvalResult TrainingData::evaluate(const Network& net, std::span<const float> params,
                                   Workspace& ws, std::int64_t batch_size) const {
-  if (batch_size < 1) throw std::invalid_argument("evaluate: batch_size must be >= 1");
+  if (batch_size < 0) throw std::invalid_argument("evaluate: batch_size must be >= 0");
+  if (batch_size == 0) batch_size = task_ == TaskKind::classification ? 500 : spec_.batch_size;
   double loss = 0;
   std::int64_t correct = 0, count = 0;
   if (task_ == TaskKind::classification) {

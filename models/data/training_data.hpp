@@ -79,9 +79,11 @@ class TrainingData {
   void fill_batch(std::span<const std::int64_t> items, Batch& out) const;
 
   /// Loss and accuracy (classification) or perplexity (language model) on the test
-  /// split / held-out tokens, in evaluation mode, `batch_size` items at a time.
+  /// split / held-out tokens, in evaluation mode, `batch_size` items at a time (0: 500
+  /// images, or data.batch_size sequences — a language model's logits take
+  /// batch * seq_len * vocab floats).
   EvalResult evaluate(const Network& net, std::span<const float> params, Workspace& ws,
-                      std::int64_t batch_size = 500) const;
+                      std::int64_t batch_size = 0) const;
 
   const ImageDataset* train_images() const { return train_.get(); }
   const ImageDataset* test_images() const { return test_.get(); }
