@@ -21,6 +21,7 @@ struct SequentialNet<Real>::Ws final : Workspace {
   std::int64_t capacity = 0;                     // largest batch the buffers hold
   AlignedVector<Real> input;                     // [B, C*H*W] when Real is not float
   std::vector<AlignedVector<Real>> acts;         // acts[i]: output of layer i [B, out_i]
+  std::vector<const Real*> in, out;              // layer i reads in[i], writes out[i]
   AlignedVector<Real> grad_a, grad_b;            // [B, max activation]
   std::vector<AlignedVector<Real>> scratch;      // per layer
   std::vector<AlignedVector<std::int32_t>> index_scratch;
@@ -36,13 +37,15 @@ struct SequentialNet<Real>::Ws final : Workspace {
     if (batch <= capacity) return;
     const auto& layers = net.layers_;
     acts.resize(layers.size());
+    in.resize(layers.size());
+    out.resize(layers.size());
     scratch.resize(layers.size());
     index_scratch.resize(layers.size());
     std::int64_t widest = net.input_.numel();
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const auto n = layers[i]->out_shape().numel();
       widest = std::max(widest, n);
-      ensure_size(acts[i], std::size_t(batch * n));
+      if (layers[i]->kind() != "flatten") ensure_size(acts[i], std::size_t(batch * n));
       ensure_size(scratch[i], layers[i]->scratch_size(batch));
       ensure_size(index_scratch[i], layers[i]->index_scratch_size(batch));
     }
@@ -167,11 +170,17 @@ const Real* SequentialNet<Real>::forward(std::span<const Real> params, const Bat
     x = ws.input.data();
   }
   for (std::size_t i = 0; i < layers_.size(); ++i) {
+    ws.in[i] = x;
+    if (layers_[i]->kind() == "flatten") {  // NCHW is already flat: alias, copy nothing
+      ws.out[i] = x;
+      continue;
+    }
     LayerIo<Real> io;
     io.batch = batch.size;
     io.params = params.data();
     io.x = x;
     io.y = ws.acts[i].data();
+    ws.out[i] = io.y;
     io.scratch = ws.scratch[i].data();
     io.index_scratch = ws.index_scratch[i].data();
     io.seed = seed;
@@ -208,9 +217,8 @@ Real SequentialNet<Real>::loss_and_gradient(std::span<const Real> params, const 
     io.batch = B;
     io.params = params.data();
     io.grads = grad.data();
-    io.x = k == 0 ? (std::is_same_v<Real, float> ? reinterpret_cast<const Real*>(batch.inputs.data())
-                                                 : ws.input.data())
-                  : ws.acts[k - 1].data();
+    if (layers_[k]->kind() == "flatten") continue;  // aliased: dy passes through unchanged
+    io.x = ws.in[k];
     io.y = ws.acts[k].data();
     io.dy = dy;
     io.dx = k == first_param_layer_ ? nullptr : dx;
@@ -232,7 +240,9 @@ BatchEval SequentialNet<Real>::evaluate_batch(std::span<const Real> params,
   check_batch(batch, where);
   auto& ws = workspace_of(workspace);
   forward(params, batch, ws, 0, false);
-  Real* logits = ws.acts.back().data();  // overwritten in place: not needed afterwards
+  // The last layer is linear (checked at construction), so its output is a real buffer,
+  // overwritten in place here: it is not needed afterwards.
+  Real* logits = ws.acts.back().data();
   const auto sums = log_softmax_nll(logits, batch.labels.data(), batch.size, num_classes_, Real(0));
   return BatchEval{sums.loss_sum, sums.correct, batch.size};
 }
