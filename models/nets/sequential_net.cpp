@@ -21,7 +21,7 @@ struct SequentialNet<Real>::Ws final : Workspace {
   std::int64_t capacity = 0;                     // largest batch the buffers hold
   AlignedVector<Real> input;                     // [B, C*H*W] when Real is not float
   std::vector<AlignedVector<Real>> acts;         // acts[i]: output of layer i [B, out_i]
-  std::vector<const Real*> in, out;              // layer i reads in[i], writes out[i]
+  std::vector<const Real*> in;                   // in[i]: what layer i read (flatten aliases)
   AlignedVector<Real> grad_a, grad_b;            // [B, max activation]
   std::vector<AlignedVector<Real>> scratch;      // per layer
   std::vector<AlignedVector<std::int32_t>> index_scratch;
@@ -38,7 +38,6 @@ struct SequentialNet<Real>::Ws final : Workspace {
     const auto& layers = net.layers_;
     acts.resize(layers.size());
     in.resize(layers.size());
-    out.resize(layers.size());
     scratch.resize(layers.size());
     index_scratch.resize(layers.size());
     std::int64_t widest = net.input_.numel();
@@ -172,7 +171,6 @@ const Real* SequentialNet<Real>::forward(std::span<const Real> params, const Bat
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     ws.in[i] = x;
     if (layers_[i]->kind() == "flatten") {  // NCHW is already flat: alias, copy nothing
-      ws.out[i] = x;
       continue;
     }
     LayerIo<Real> io;
@@ -180,7 +178,6 @@ const Real* SequentialNet<Real>::forward(std::span<const Real> params, const Bat
     io.params = params.data();
     io.x = x;
     io.y = ws.acts[i].data();
-    ws.out[i] = io.y;
     io.scratch = ws.scratch[i].data();
     io.index_scratch = ws.index_scratch[i].data();
     io.seed = seed;
