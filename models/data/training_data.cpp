@@ -161,7 +161,8 @@ EvalResult TrainingData::evaluate(const Network& net, std::span<const float> par
     }
   } else {
     const auto s = spec_.seq_len;
-    const auto windows = (std::int64_t(heldout_tokens_.size()) - 1) / s;
+    auto windows = (std::int64_t(heldout_tokens_.size()) - 1) / s;
+    if (spec_.eval_max > 0) windows = std::min(windows, spec_.eval_max);
     std::vector<std::int32_t> tokens;
     for (std::int64_t start = 0; start < windows; start += batch_size) {
       const auto b = std::min(batch_size, windows - start);

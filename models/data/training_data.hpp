@@ -40,7 +40,8 @@ struct DataSpec {
   std::int64_t synthetic_train = 4096, synthetic_test = 1024;
   double synthetic_noise = 1.0;     ///< synthetic images: per-pixel noise std
   std::int64_t synthetic_vocab = 50, synthetic_branching = 3;  ///< synthetic-text
-  std::int64_t eval_max = 0;        ///< 0: evaluate on every test item
+  std::int64_t eval_max = 0;        ///< > 0: evaluate on the first eval_max test images or
+                                    ///< held-out windows only
 };
 
 /// A batch owning its memory; reused across calls (capacity is kept).
