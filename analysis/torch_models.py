@@ -54,6 +54,10 @@ class Sequential(nn.Module):
                 m = nn.Flatten()
             else:
                 raise ValueError(f"unknown layer kind {kind}")
+            if kind not in ("conv2d", "linear"):
+                # Registered so that train() / eval() reach it (dropout must switch off);
+                # parameter-free, so state_dict is unchanged.
+                self.add_module(f"step{i}", m)
             self.steps.append(m)
 
     def forward(self, x):

@@ -42,7 +42,8 @@ TEST_CASE("presets: parameter counts", "[network]") {
   CHECK(preset("mnist-net")->num_params() == 1199882);
   CHECK(preset("mlp")->num_params() == 203530);
   CHECK(preset("logreg")->num_params() == 7850);
-  const auto& t = preset("mnist-net")->layout().find("fc1.weight");
+  const auto mnist = preset("mnist-net");
+  const auto& t = mnist->layout().find("fc1.weight");
   CHECK(t.offset == 320 + 18496);
   CHECK(t.size == 128u * 9216u);
 }
