@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include <boost/random/bernoulli_distribution.hpp>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/seed_seq.hpp>
 #include <fmt/format.h>
 
 #include "models/core/eigen_types.hpp"
@@ -42,7 +44,12 @@ void Dropout<Real>::forward(const LayerIo<Real>& io) const {
     std::fill(io.scratch, io.scratch + n, Real(1));
     return;
   }
-  Engine engine(derive_seed(io.seed, "dropout", layer_index_));
+  // The 32-bit Mersenne Twister: one draw per unit, and a 32-bit draw costs 2.5x less than
+  // mt19937_64's (measured: 2.4 vs 6.0 ms for mnist-net's 598k units per step). Seeded
+  // with both halves of the derived 64-bit seed through Boost's (specified) seed_seq.
+  const std::uint64_t s = derive_seed(io.seed, "dropout", layer_index_);
+  boost::random::seed_seq seq{std::uint32_t(s), std::uint32_t(s >> 32)};
+  boost::random::mt19937 engine(seq);
   boost::random::bernoulli_distribution<double> keep(1.0 - p_);
   const Real scale = Real(1.0 / (1.0 - p_));
   for (std::int64_t i = 0; i < n; ++i) io.scratch[i] = keep(engine) ? scale : Real(0);

@@ -18,8 +18,9 @@ class Relu final : public Layer<Real> {
 
 /// Dropout (inverted, as nn.Dropout): in training each element is kept with probability
 /// 1 - p and scaled by 1 / (1 - p); evaluation is the identity. The mask is drawn with
-/// Boost's bernoulli_distribution from an mt19937_64 seeded by derive_seed(io.seed,
-/// "dropout", layer_index), so a gradient is a pure function of (params, batch, seed).
+/// Boost's bernoulli_distribution from a Boost mt19937 seeded (via boost seed_seq) by
+/// derive_seed(io.seed, "dropout", layer_index), so a gradient is a pure function of
+/// (params, batch, seed).
 /// Scratch: the scaled mask [B, numel], read by backward.
 template <typename Real>
 class Dropout final : public Layer<Real> {
