@@ -3,7 +3,7 @@
 described in DIR/*.json (written by `models_bench --manifests DIR`), on the CPU with the
 given number of threads. Prints CSV: preset,ms_per_step (median of the timed steps).
 
-    /usr/bin/python3 bench/torch_bench.py DIR [--threads 1]
+    /usr/bin/python3 bench/torch_bench.py DIR [--threads 1] [--only PRESET]
 """
 import argparse
 import glob
@@ -21,6 +21,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--only", default=None, help="time only this preset (its label)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -28,6 +29,8 @@ def main():
     for path in sorted(glob.glob(os.path.join(args.dir, "*.json"))):
         with open(path) as f:
             case = json.load(f)
+        if args.only and case["label"] != args.only:
+            continue
         manifest = case["model"]
         module = torch_models.build(manifest)
         module.train()
