@@ -11,8 +11,9 @@ packages=(
   g++ cmake ninja-build pkg-config
   libboost-graph-dev libboost-random-dev libeigen3-dev libfmt-dev libyaml-cpp-dev
   libcli11-dev catch2
+  zlib1g-dev                       # models/: reads the gzipped IDX files of (Fashion-)MNIST
   dataset-fashion-mnist            # Fashion-MNIST, gzipped IDX in /usr/share/datasets/fashion-mnist
-  fortunes                         # plain English text: the default corpus of the LSTM language model
+  fortunes                         # ~2.4 MB of plain English text: the default corpus of the lstm-lm
   python3 python3-matplotlib python3-pandas   # analysis/ plots, run with /usr/bin/python3
   parallel                         # GNU parallel: cluster-style sweep test
 )

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Compare pssim's loss and gradients with PyTorch's for exported gradient cases.
+
+    /usr/bin/python3 analysis/check_against_torch.py CASE_DIR [CASE_DIR ...]
+
+Each CASE_DIR is written by pssim (models::export_gradient_case: `pssim grad`, or
+build/release/bench/models_export_case). The script rebuilds the nn.Module from
+model.json, loads params/*.npy with load_state_dict(strict=True) (names, shapes and order
+must match PyTorch's state_dict), replays the batch with pssim's dropout masks, and
+compares the loss and every gradient tensor. Relative difference of a tensor:
+max|g_pssim - g_torch| / max|g_torch|. Exit status 1 if any exceeds --tol (default 1e-4).
+Needs Debian's python3-torch (scripts/install-deps.sh --torch); run with /usr/bin/python3.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import torch_models  # noqa: E402
+
+
+def check(case_dir, tol, dtype):
+    with open(os.path.join(case_dir, "model.json")) as f:
+        info = json.load(f)
+    manifest = info["model"]
+    torch.manual_seed(0)
+    module = torch_models.build(manifest).to(dtype)
+    names = list(module.state_dict().keys())
+    state = {n: torch.from_numpy(np.load(os.path.join(case_dir, "params", n + ".npy"))).to(dtype)
+             for n in names}
+    module.load_state_dict(state, strict=True)
+    batch = {}
+    if manifest["kind"] == "lstm_lm":
+        batch["tokens"] = torch.from_numpy(np.load(os.path.join(case_dir, "batch_tokens.npy")))
+    else:
+        batch["inputs"] = torch.from_numpy(np.load(os.path.join(case_dir, "batch_inputs.npy"))).to(dtype)
+        batch["labels"] = torch.from_numpy(np.load(os.path.join(case_dir, "batch_labels.npy")))
+        for key, m in module.dropouts.items():
+            m.mask = torch.from_numpy(np.load(os.path.join(case_dir, "dropout", key + ".npy"))).to(dtype)
+    module.train()
+    loss = torch_models.loss_of(module, manifest, batch)
+    loss.backward()
+    pssim_loss = float(np.load(os.path.join(case_dir, "loss.npy"))[0])
+    loss_rel = abs(pssim_loss - loss.item()) / abs(loss.item())
+    worst = loss_rel
+    rows = []
+    for name, p in module.named_parameters():
+        g_ref = p.grad.double().numpy()
+        g = np.load(os.path.join(case_dir, "grads", name + ".npy")).astype(np.float64)
+        rel = float(np.abs(g - g_ref).max() / max(np.abs(g_ref).max(), 1e-30))
+        rows.append((name, list(g.shape), rel))
+        worst = max(worst, rel)
+    label = manifest.get("label", manifest["kind"])
+    print(f"{label} ({case_dir}): loss pssim {pssim_loss:.7f} torch {loss.item():.7f} "
+          f"rel {loss_rel:.2e}")
+    for name, shape, rel in rows:
+        print(f"    {name:24s} {str(shape):18s} max rel diff {rel:.2e}")
+    print(f"    worst relative difference {worst:.2e} ({'OK' if worst <= tol else 'FAIL'})")
+    return worst <= tol
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cases", nargs="+")
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--float32", action="store_true",
+                    help="run PyTorch in float32 (default float64: the reference is exact to "
+                         "pssim's float32 rounding, except where float32 makes values tie, "
+                         "e.g. equal maxima in a pooling window)")
+    args = ap.parse_args()
+    dtype = torch.float32 if args.float32 else torch.float64
+    print(f"PyTorch {torch.__version__} in {'float32' if args.float32 else 'float64'}")
+    ok = all([check(c, args.tol, dtype) for c in args.cases])
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""PyTorch twins of pssim's networks, built from the manifest pssim writes (model.json).
+
+Parameter names, shapes and order equal pssim's ParamLayout, so
+``module.load_state_dict(tensors, strict=True)`` is itself a check of the layout.
+Used by analysis/check_against_torch.py and bench/torch_bench.py (run both with
+/usr/bin/python3 and Debian's python3-torch).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MaskDropout(nn.Module):
+    """Dropout with a given scaled keep-mask [B, features] (pssim's exported mask), so
+    PyTorch sees exactly the units pssim dropped. Without a mask: ordinary nn.Dropout."""
+
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+        self.mask = None
+
+    def forward(self, x):
+        if self.mask is None:
+            return F.dropout(x, self.p, self.training)
+        return x * self.mask.reshape(x.shape)
+
+
+class Sequential(nn.Module):
+    """A pssim SequentialNet: layers in order, then log-softmax (NLL is the loss)."""
+
+    def __init__(self, manifest):
+        super().__init__()
+        self.steps = []
+        self.dropouts = {}
+        for i, layer in enumerate(manifest["layers"]):
+            kind = layer["kind"]
+            if kind == "conv2d":
+                m = nn.Conv2d(layer["in"][0], layer["out"][0], layer["kernel"],
+                              stride=layer["stride"], padding=layer["padding"])
+                self.add_module(layer["name"], m)
+            elif kind == "linear":
+                fan_in = layer["in"][0] * layer["in"][1] * layer["in"][2]
+                m = nn.Linear(fan_in, layer["out"][0])
+                self.add_module(layer["name"], m)
+                self.steps.append(lambda x: x.flatten(1))
+            elif kind == "max_pool2d":
+                m = nn.MaxPool2d(layer["kernel"], layer["stride"])
+            elif kind == "relu":
+                m = nn.ReLU()
+            elif kind == "dropout":
+                m = MaskDropout(layer["p"])
+                self.dropouts[f"layers.{i}"] = m
+            elif kind == "flatten":
+                m = nn.Flatten()
+            else:
+                raise ValueError(f"unknown layer kind {kind}")
+            if kind not in ("conv2d", "linear"):
+                # Registered so that train() / eval() reach it (dropout must switch off);
+                # parameter-free, so state_dict is unchanged.
+                self.add_module(f"step{i}", m)
+            self.steps.append(m)
+
+    def forward(self, x):
+        for step in self.steps:
+            x = step(x)
+        return F.log_softmax(x, dim=1)
+
+
+class LstmLM(nn.Module):
+    """pssim's lstm-lm: embedding, nn.LSTM (zero initial state), linear decoder."""
+
+    def __init__(self, manifest):
+        super().__init__()
+        v, e, h, layers = (manifest[k] for k in ("vocab_size", "embed_dim", "hidden_size", "num_layers"))
+        self.embedding = nn.Embedding(v, e)
+        self.lstm = nn.LSTM(e, h, layers)
+        self.decoder = nn.Linear(h, v)
+
+    def forward(self, tokens):
+        """tokens [B, S+1] int64 -> (log-probabilities [S*B, V], targets [S*B]), time-major."""
+        inputs = tokens[:, :-1].t()            # [S, B]
+        targets = tokens[:, 1:].t().reshape(-1)
+        out, _ = self.lstm(self.embedding(inputs))  # [S, B, H]
+        logits = self.decoder(out.reshape(-1, out.shape[-1]))
+        return F.log_softmax(logits, dim=1), targets
+
+
+def build(manifest):
+    if manifest["kind"] == "sequential":
+        return Sequential(manifest)
+    if manifest["kind"] == "lstm_lm":
+        return LstmLM(manifest)
+    raise ValueError(f"unknown model kind {manifest['kind']}")
+
+
+def loss_of(module, manifest, batch):
+    """Mean NLL of a batch dict {'inputs', 'labels'} or {'tokens'}."""
+    if manifest["kind"] == "lstm_lm":
+        logp, targets = module(batch["tokens"])
+        return F.nll_loss(logp, targets)
+    return F.nll_loss(module(batch["inputs"]), batch["labels"])

@@ -1,0 +1,70 @@
+#include "models/data/image_dataset.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/data/idx.hpp"
+
+namespace pssim::models {
+
+ImageDataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
+                           const std::string& name, PixelScaling scaling,
+                           const std::string& missing_hint) {
+  if (!(scaling.std > 0)) {
+    throw std::invalid_argument(fmt::format("data.pixel_std {} must be > 0", scaling.std));
+  }
+  const IdxArray images = read_idx(images_path, 3, missing_hint);
+  const IdxArray labels = read_idx(labels_path, 1, missing_hint);
+  if (images.dims[0] != labels.dims[0]) {
+    throw std::runtime_error(fmt::format(
+        "IDX files '{}' ({} images) and '{}' ({} labels) do not match; pair the images and "
+        "labels of the same split (train-* with train-*, t10k-* with t10k-*)",
+        images_path, images.dims[0], labels_path, labels.dims[0]));
+  }
+  ImageDataset ds;
+  ds.name = name;
+  ds.shape = Shape3{1, std::int64_t(images.dims[1]), std::int64_t(images.dims[2])};
+  const auto n = std::size_t(images.dims[0]);
+  ds.images.resize(images.data.size());
+  const float scale = float(1.0 / (255.0 * scaling.std));
+  const float shift = float(scaling.mean / scaling.std);
+  for (std::size_t i = 0; i < images.data.size(); ++i) {
+    ds.images[i] = float(images.data[i]) * scale - shift;
+  }
+  ds.labels.resize(n);
+  std::int32_t max_label = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    ds.labels[i] = labels.data[i];
+    max_label = std::max(max_label, ds.labels[i]);
+  }
+  ds.num_classes = std::max<std::int64_t>(10, max_label + 1);
+  return ds;
+}
+
+ImageDataset load_mnist_dir(const std::string& dir, Split split, PixelScaling scaling) {
+  const bool debian = dir.empty();
+  const std::string base = debian ? kFashionMnistDir : dir;
+  const std::string prefix = split == Split::train ? "train" : "t10k";
+  auto pick = [&](const std::string& stem) {
+    const auto gz = fmt::format("{}/{}-{}.gz", base, prefix, stem);
+    const auto raw = fmt::format("{}/{}-{}", base, prefix, stem);
+    std::error_code ec;
+    if (std::filesystem::exists(gz, ec) || !std::filesystem::exists(raw, ec)) return gz;
+    return raw;
+  };
+  const std::string hint =
+      debian ? "install the Debian package that provides it (apt-get install "
+               "dataset-fashion-mnist), or set data.path to a directory holding the IDX files"
+             : fmt::format("set data.path to a directory holding {0}-images-idx3-ubyte[.gz] and "
+                           "{0}-labels-idx1-ubyte[.gz] (for Fashion-MNIST: apt-get install "
+                           "dataset-fashion-mnist, files in {1})",
+                           prefix, kFashionMnistDir);
+  return load_idx_pair(pick("images-idx3-ubyte"), pick("labels-idx1-ubyte"),
+                       fmt::format("{}/{}", debian ? "fashion-mnist" : base, prefix), scaling,
+                       hint);
+}
+
+}  // namespace pssim::models

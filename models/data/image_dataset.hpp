@@ -1,0 +1,50 @@
+// ImageDataset: labelled images in memory, as the classification networks read them.
+//
+// Pixels are float32 in C order [N, C*H*W]; IDX bytes b become (b / 255 - mean) / std
+// (torchvision's ToTensor, then Normalize when mean/std are given).
+// Sources: Fashion-MNIST found at Debian's dataset-fashion-mnist location, MNIST or
+// Fashion-MNIST from a directory given by path (file names as distributed, gzipped or
+// not), an explicit pair of IDX files, or synthetic data (data/synthetic.hpp).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/layers/layer.hpp"
+
+namespace pssim::models {
+
+struct ImageDataset {
+  std::string name;                 ///< for messages, e.g. "fashion-mnist/train"
+  Shape3 shape{1, 28, 28};          ///< one image
+  std::int64_t num_classes = 10;
+  std::vector<float> images;        ///< [N, C*H*W]
+  std::vector<std::int32_t> labels; ///< [N], in [0, num_classes)
+  std::int64_t size() const { return std::int64_t(labels.size()); }
+};
+
+enum class Split { train, test };
+
+/// Where Debian's dataset-fashion-mnist installs the gzipped IDX files.
+inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+/// Pixel scaling: x = (byte / 255 - mean) / std.
+struct PixelScaling {
+  double mean = 0.0, std = 1.0;
+};
+
+/// Reads an image IDX file and a label IDX file of the same split. num_classes is the
+/// largest label + 1, at least 10. Throws std::runtime_error naming the file for every
+/// bad-file case of read_idx and for an image / label count mismatch.
+ImageDataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
+                           const std::string& name, PixelScaling scaling = {},
+                           const std::string& missing_hint = "");
+
+/// MNIST-style directory: {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] (the .gz is
+/// used when present). `dir` empty: Debian's Fashion-MNIST location; a missing file then
+/// names the package to install.
+ImageDataset load_mnist_dir(const std::string& dir, Split split, PixelScaling scaling = {});
+
+}  // namespace pssim::models

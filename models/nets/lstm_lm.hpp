@@ -1,0 +1,61 @@
+// LstmLanguageModel: the lstm-lm preset — embedding, L stacked LSTM layers, a linear
+// decoder over the vocabulary, LogSoftmax + NLL on the next token.
+//   tokens [B, S+1] -> x [S*B, E] -> h [S*B, H] (per layer) -> logits [S*B, V]
+// Tensors, as the PyTorch module
+//   class LM(nn.Module): embedding = nn.Embedding(V, E); lstm = nn.LSTM(E, H, L);
+//                        decoder = nn.Linear(H, V)
+// : embedding.weight [V,E], lstm.weight_ih_l0 [4H,E], lstm.weight_hh_l0 [4H,H],
+//   lstm.bias_ih_l0 [4H], lstm.bias_hh_l0 [4H], (l1 ...), decoder.weight [V,H],
+//   decoder.bias [V].
+// Each sequence starts from a zero state (h, c) — a gradient is then a function of the
+// batch alone, which the simulator needs (no hidden state carried between workers' calls).
+// The loss is the mean NLL over the B*S predicted tokens.
+#pragma once
+
+#include <vector>
+
+#include "models/layers/lstm.hpp"
+#include "models/nets/network.hpp"
+
+namespace pssim::models {
+
+template <typename Real>
+class LstmLanguageModel final : public NetworkT<Real> {
+ public:
+  /// Throws std::invalid_argument naming the field when a size is < 1.
+  LstmLanguageModel(std::int64_t vocab_size, std::int64_t embed_dim, std::int64_t hidden_size,
+                    std::int64_t num_layers);
+
+  TaskKind task() const override { return TaskKind::language_model; }
+  std::unique_ptr<Workspace> make_workspace() const override;
+  Real loss_and_gradient(std::span<const Real> params, const BatchView& batch,
+                         std::span<Real> grad, Workspace& workspace,
+                         std::uint64_t dropout_seed) const override;
+  BatchEval evaluate_batch(std::span<const Real> params, const BatchView& batch,
+                           Workspace& workspace) const override;
+  /// Per sequence of seq_len predicted tokens (seq_len must be >= 1).
+  double flops_per_sample(std::int64_t seq_len = 0) const override;
+  std::string describe() const override;
+  std::string manifest_json() const override;
+
+  std::int64_t vocab_size() const { return vocab_; }
+  std::int64_t embed_dim() const { return embed_; }
+  std::int64_t hidden_size() const { return hidden_; }
+  std::int64_t num_layers() const { return std::int64_t(lstm_.size()); }
+
+ protected:
+  void init_tensors(std::span<Real> params, std::uint64_t seed) const override;
+
+ private:
+  struct Ws;
+  Ws& workspace_of(Workspace& workspace) const;
+  /// Embedding + LSTM stack + decoder; leaves logits [S*B, V] in ws.logits and the
+  /// targets [S*B] (time-major) in ws.targets. Returns S.
+  std::int64_t forward(std::span<const Real> params, const BatchView& batch, Ws& ws) const;
+
+  std::int64_t vocab_, embed_, hidden_;
+  std::vector<LstmLayer<Real>> lstm_;
+  std::size_t emb_off_ = 0, dec_w_off_ = 0, dec_b_off_ = 0;
+};
+
+}  // namespace pssim::models
