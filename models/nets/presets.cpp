@@ -8,7 +8,7 @@ namespace pssim::models {
 
 std::vector<PresetInfo> preset_list() {
   return {
-      {"convnet-small", "conv 1->3 k3, ReLU, max-pool 3, linear 192->10 (1,960 params)"},
+      {"convnet-small", "conv 1->3 k3, max-pool 3, linear 192->10 (1,960 params; no activation, as specified)"},
       {"mnist-net",
        "conv 1->32 k3, ReLU, conv 32->64 k3, ReLU, max-pool 2, dropout 0.25, linear "
        "9216->128, ReLU, dropout 0.5, linear 128->10 (1,199,882 params; PyTorch's MNIST "
@@ -51,7 +51,8 @@ std::vector<LayerSpec> preset_layers(const NetworkSpec& spec) {
   };
   const auto nc = spec.num_classes;
   if (p == "convnet-small") {
-    return {conv(3, 3), simple("relu"), pool(3), simple("flatten"), linear(nc)};
+    // As issue 4 specifies it: no activation between the convolution and the pooling.
+    return {conv(3, 3), pool(3), simple("flatten"), linear(nc)};
   }
   if (p == "mnist-net") {
     return {conv(32, 3),   simple("relu"),    conv(64, 3),       simple("relu"),

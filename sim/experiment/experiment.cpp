@@ -47,7 +47,7 @@ ps::PsConfig protocol_config(const scenario::Scenario& s) {
   }
   c.backup_workers = s.protocol.backup_workers;
   c.staleness = s.protocol.staleness;
-  c.flops_per_iteration = static_cast<double>(s.data.batch_size) * s.model.synthetic.flops_per_sample;
+  c.flops_per_iteration = static_cast<double>(s.data.batch_size()) * s.model.synthetic.flops_per_sample;
   c.apply_bandwidth = s.cluster.servers.apply_bandwidth;
   c.stop_updates = s.training.stop.updates;
   return c;

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "models/data/training_data.hpp"
+#include "models/nets/network_spec.hpp"
+#include "models/optim/optimizer.hpp"
 #include "sim/core/time.hpp"
 
 namespace pssim::scenario {
@@ -23,21 +26,42 @@ struct SyntheticModel {
 };
 
 struct ModelConfig {
-  enum class Kind { Synthetic } kind = Kind::Synthetic;
+  /// Synthetic: sizes only. Network: a real network of models/ (cnn, mlp, logreg, lstm-lm).
+  enum class Kind { Synthetic, Network } kind = Kind::Synthetic;
   SyntheticModel synthetic;
+  models::NetworkSpec network;  ///< Network (data-dependent fields set from the data)
+  bool math = true;             ///< Network: compute real gradients (false: sizes and FLOPs only)
 };
 
 struct DataConfig {
-  std::int64_t batch_size = 32;  ///< samples per worker per iteration
+  bool present = false;    ///< false: no data (synthetic models)
+  models::DataSpec spec;   ///< spec.batch_size: samples per worker per iteration
+  std::int64_t batch_size() const { return spec.batch_size; }
 };
 
 struct StopConfig {
   std::optional<TimeNs> sim_time;        ///< stop when simulated time reaches this
   std::optional<std::int64_t> updates;  ///< stop when every shard has applied this many updates
+  std::optional<double> epochs;          ///< stop after this many passes over the training data
+};
+
+/// How the learning rate of an update adapts to staleness and scale.
+struct LearningRateRules {
+  enum class Staleness { None, Inverse, InversePlusOne } staleness = Staleness::None;
+  bool linear_scaling = false;     ///< Goyal et al.: lr x global batch / base_batch
+  std::int64_t base_batch = 64;
+  std::int64_t warmup_updates = 0;  ///< ramp from lr to the scaled lr over this many updates
+  std::optional<double> delay_compensation;  ///< DC-ASGD lambda
 };
 
 struct TrainingConfig {
+  models::OptimizerSpec optimizer;
   StopConfig stop;
+  std::optional<TimeNs> eval_every;            ///< run: simulated time between evaluations
+  std::int64_t eval_every_steps = 0;           ///< train: optimizer steps between evaluations
+  std::optional<double> target_accuracy;       ///< time_to_target_s is reported for it
+  bool stop_at_target = false;
+  LearningRateRules lr;
 };
 
 struct SpeedConfig {

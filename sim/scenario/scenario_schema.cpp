@@ -13,6 +13,23 @@ constexpr double kMaxServers = 10'000;
 constexpr double kMaxParams = 1e11;
 constexpr double kMaxBatch = 1'000'000;
 
+Field math_field() {
+  return optional("math", scalar(VT::Bool), "true",
+                  "Compute real gradients. false keeps the network's sizes and FLOPs for timing but skips the "
+                  "arithmetic (network-scale studies).");
+}
+
+SchemaPtr layer_schema() {
+  return map_of({required("kind", enumeration({"conv2d", "max_pool2d", "relu", "dropout", "flatten", "linear"}),
+                          "Layer type."),
+                 omittable("out", scalar(VT::Count, 1, 1e6), "conv2d: output channels; linear: output features."),
+                 omittable("kernel", scalar(VT::Count, 1, 1024), "conv2d, max_pool2d: square kernel size."),
+                 omittable("stride", scalar(VT::Count, 1, 1024), "conv2d: default 1; max_pool2d: default kernel."),
+                 omittable("padding", scalar(VT::Count, 0, 1024), "conv2d: zero padding."),
+                 omittable("p", scalar(VT::Ratio, 0, 0.99), "dropout: probability of dropping."),
+                 omittable("name", scalar(VT::Name), "Tensor name prefix (default conv1, conv2 ... / fc1, fc2 ...).")});
+}
+
 SchemaPtr model_schema() {
   return variant(
       "kind", "What is trained.", std::nullopt,
@@ -24,24 +41,145 @@ SchemaPtr model_schema() {
                   "Forward + backward operations for one sample."),
          omittable("layer_params", list_of(scalar(VT::Count, 1, kMaxParams), 1, 100'000),
                    "Parameter count of each layer (tensor), in order; must sum to `params`. Used by "
-                   "`cluster.servers.partition: layer`. Absent: one layer.")}}});
+                   "`cluster.servers.partition: layer`. Absent: one layer.")}},
+       {"cnn",
+        "A convolutional network on images: a preset, or `layers` one by one (ending with a linear layer "
+        "with one output per class).",
+        {omittable("preset", enumeration({"convnet-small", "mnist-net"}),
+                   "`convnet-small`: conv 1->3 k3, max-pool 3, linear 192->10 (1,960 parameters). `mnist-net`: "
+                   "conv 1->32 k3, ReLU, conv 32->64 k3, ReLU, max-pool 2, dropout 0.25, linear 9216->128, ReLU, "
+                   "dropout 0.5, linear 128->10 (1.2 M parameters, PyTorch's MNIST example)."),
+         omittable("layers", list_of(layer_schema(), 1, 64), "The layers, in order (instead of `preset`)."),
+         omittable("dropout", scalar(VT::Ratio, 0, 0.99), "Overrides every dropout probability of the preset."),
+         math_field()}},
+       {"mlp", "A multi-layer perceptron on flattened images: ReLU hidden layers, then one output per class.",
+        {optional("hidden", list_of(scalar(VT::Count, 1, 1e6), 0, 16), "[256]",
+                  "Widths of the hidden layers ([256] is the `mlp` preset: 784->256->10)."),
+         math_field()}},
+       {"logreg", "Multinomial logistic regression: one linear layer 784->10.", {math_field()}},
+       {"lstm-lm",
+        "An LSTM language model: embedding, LSTM layers, linear decoder over the vocabulary (taken from the "
+        "corpus).",
+        {optional("embed_dim", scalar(VT::Count, 1, 1e5), "64", "Embedding width E."),
+         optional("hidden_size", scalar(VT::Count, 1, 1e5), "256", "LSTM hidden size H."),
+         optional("num_layers", scalar(VT::Count, 1, 16), "1", "Stacked LSTM layers."),
+         math_field()}}});
+}
+
+SchemaPtr partition_schema() {
+  return variant("kind", "How the training items are split among the workers.", "iid",
+                 {{"iid", "A seeded shuffle dealt into near-equal parts.", {}},
+                  {"dirichlet",
+                   "Non-iid label skew: each class is split among workers in proportions drawn from a "
+                   "Dirichlet(alpha) distribution (images only).",
+                   {optional("alpha", scalar_above(VT::Real, 0, 1e6), "0.5",
+                             "Concentration: small values give strongly skewed workers.")}}});
+}
+
+Field eval_max_field() {
+  return optional("eval_max", scalar(VT::Count, 0, 1e9), "0",
+                  "Evaluate on the first eval_max test images or held-out windows only (0: all).");
+}
+
+std::vector<Field> image_fields(bool path_required) {
+  std::vector<Field> f;
+  if (path_required)
+    f.push_back(required("path", scalar(VT::Path),
+                         "Directory of the IDX files {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]."));
+  else
+    f.push_back(omittable("path", scalar(VT::Path),
+                          "Directory of the IDX files. Absent: /usr/share/datasets/fashion-mnist (Debian package "
+                          "dataset-fashion-mnist)."));
+  f.push_back(section("partition", partition_schema(), "How the training images are split among workers."));
+  f.push_back(optional("pixel_mean", scalar(VT::Real, -10, 10), "0",
+                       "Pixels become (byte/255 - pixel_mean) / pixel_std."));
+  f.push_back(optional("pixel_std", scalar_above(VT::Real, 0, 10), "1", "See pixel_mean."));
+  f.push_back(eval_max_field());
+  return f;
 }
 
 SchemaPtr data_schema() {
-  return map_of({optional("batch_size", scalar(VT::Count, 1, kMaxBatch), "32",
-                          "Samples per worker per iteration (the compute of one iteration is "
-                          "batch_size x flops_per_sample).")});
+  return variant(
+      "kind", "The training and test data.", "none",
+      {{"none", "No data: the model is synthetic (timing only).", {}},
+       {"fashion-mnist", "Fashion-MNIST: 60,000 training and 10,000 test images of 28x28, 10 classes.",
+        image_fields(false)},
+       {"mnist", "MNIST, or any IDX pair, from a directory you give.", image_fields(true)},
+       {"synthetic", "Seeded random class prototypes plus noise (tests and quick runs).",
+        {optional("train_items", scalar(VT::Count, 1, 1e7), "4096", "Training images."),
+         optional("test_items", scalar(VT::Count, 1, 1e7), "1024", "Test images."),
+         optional("noise", scalar(VT::Real, 0, 100), "1", "Per-pixel noise standard deviation."),
+         section("partition", partition_schema(), "How the training images are split among workers."),
+         eval_max_field()}},
+       {"text", "A plain-text corpus for `model.kind: lstm-lm`; its last part is held out for perplexity.",
+        {omittable("corpus", scalar(VT::Path),
+                   "A text file or a directory of fortune files. Absent: /usr/share/games/fortunes (Debian "
+                   "package fortunes)."),
+         optional("level", enumeration({"char", "word"}), "char", "Tokens: characters or words."),
+         optional("vocab_cap", scalar(VT::Count, 0, 1e7), "0",
+                  "Largest vocabulary (with <unk>); 0: no cap (word level: use e.g. 10000)."),
+         optional("heldout", scalar_above(VT::Ratio, 0, 0.5), "0.1", "Share of the text held out for perplexity."),
+         optional("seq_len", scalar(VT::Count, 1, 10000), "35", "Tokens predicted per sequence."), eval_max_field()}},
+       {"synthetic-text", "Tokens from a seeded sparse Markov chain (tests).",
+        {optional("vocab", scalar(VT::Count, 2, 1e6), "50", "Vocabulary size."),
+         optional("branching", scalar(VT::Count, 1, 1e6), "3", "Successors of each token."),
+         optional("seq_len", scalar(VT::Count, 1, 10000), "35", "Tokens predicted per sequence."),
+         eval_max_field()}}},
+      {optional("batch_size", scalar(VT::Count, 1, kMaxBatch), "64",
+                "Samples (images or sequences) per worker per iteration.")});
+}
+
+SchemaPtr optimizer_schema() {
+  return map_of(
+      {optional("kind", enumeration({"sgd", "adam", "adamw"}), "sgd",
+                "Update rule (PyTorch 1.13's), applied by each shard to its slice."),
+       optional("lr", scalar_above(VT::Real, 0, 1e3), "0.05", "Learning rate."),
+       optional("momentum", scalar(VT::Real, 0, 0.9999), "0", "sgd: momentum (0: plain SGD)."),
+       optional("nesterov", scalar(VT::Bool), "false", "sgd: Nesterov momentum (needs momentum > 0)."),
+       optional("weight_decay", scalar(VT::Real, 0, 10), "0",
+                "L2 coefficient (added to the gradient for sgd and adam; decoupled for adamw)."),
+       optional("warmup_steps", scalar(VT::Count, 0, 1e9), "0",
+                "Linear warm-up: step t uses lr x min(1, (t + 1) / warmup_steps)."),
+       optional("beta1", scalar(VT::Real, 0, 0.9999), "0.9", "adam, adamw."),
+       optional("beta2", scalar(VT::Real, 0, 0.999999), "0.999", "adam, adamw."),
+       optional("eps", scalar_above(VT::Real, 0, 1), "1e-8", "adam, adamw.")});
 }
 
 SchemaPtr training_schema() {
-  return map_of({section(
-      "stop",
-      map_of({omittable("sim_time", scalar_above(VT::Duration, 0),
-                        "Stop when simulated time reaches this."),
-              omittable("updates", scalar(VT::Count, 1, 1e12),
-                        "Stop when every shard has applied this many updates (sync and SSP: rounds; "
-                        "async: gradients).")}),
-      "When the run ends: at the first condition reached. At least one is required.")});
+  return map_of(
+      {section("optimizer", optimizer_schema(), "The optimizer of the servers (real models)."),
+       section("stop",
+               map_of({omittable("sim_time", scalar_above(VT::Duration, 0), "Stop when simulated time reaches this."),
+                       omittable("updates", scalar(VT::Count, 1, 1e12),
+                                 "Stop when every shard has applied this many updates (sync and SSP: rounds; "
+                                 "async: gradients)."),
+                       omittable("epochs", scalar_above(VT::Real, 0, 1e6),
+                                 "Stop when the gradients applied have covered the training data this many "
+                                 "times (real data).")}),
+               "When the run ends: at the first condition reached. At least one is required."),
+       section("eval",
+               map_of({omittable("every", scalar_above(VT::Duration, 0),
+                                 "pssim run: evaluate the servers' parameters on the test data every this much "
+                                 "simulated time (and at the end). Absent: at the start and the end only."),
+                       optional("every_steps", scalar(VT::Count, 0, 1e12), "0",
+                                "pssim train: evaluate every this many optimizer steps (0: start and end).")}),
+               "Evaluation of the servers' current parameters (takes no simulated time)."),
+       omittable("target_accuracy", scalar(VT::Ratio, 0, 1),
+                 "Report time_to_target_s: the simulated time of the first evaluation at this test accuracy."),
+       optional("stop_at_target", scalar(VT::Bool), "false", "End the run when target_accuracy is reached."),
+       optional("staleness_lr", enumeration({"none", "inverse", "inverse-plus-one"}), "none",
+                "Staleness-aware learning rate for async and SSP (Zhang et al. 2016): a gradient of staleness "
+                "tau is applied with lr / tau (`inverse`, tau >= 1) or lr / (1 + tau)."),
+       section("lr_scaling",
+               map_of({optional("rule", enumeration({"none", "linear"}), "none",
+                                "`linear` (Goyal et al. 2017): lr x (workers x batch_size) / base_batch."),
+                       optional("base_batch", scalar(VT::Count, 1, 1e9), "64", "The batch size lr was tuned for."),
+                       optional("warmup_updates", scalar(VT::Count, 0, 1e12), "0",
+                                "Ramp linearly from lr to the scaled lr over this many updates (per shard).")}),
+               "Learning-rate scaling with the global batch."),
+       omittable("delay_compensation", scalar(VT::Real, 0, 100),
+                 "DC-ASGD (Zheng et al. 2017), async only: lambda of the compensation g + lambda g*g*(w_now - "
+                 "w_then) applied to stale gradients.")});
 }
 
 SchemaPtr speed_schema() {

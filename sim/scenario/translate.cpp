@@ -23,6 +23,18 @@ std::optional<double> optional_bandwidth(const ConfigNode& map, const char* key)
   return std::nullopt;
 }
 
+models::LayerSpec read_layer(const ConfigNode& node) {
+  models::LayerSpec l;
+  l.kind = as_text(node.at("kind"));
+  if (const ConfigNode* n = node.find("out")) l.out = as_count(*n);
+  if (const ConfigNode* n = node.find("kernel")) l.kernel = as_count(*n);
+  if (const ConfigNode* n = node.find("stride")) l.stride = as_count(*n);
+  if (const ConfigNode* n = node.find("padding")) l.padding = as_count(*n);
+  if (const ConfigNode* n = node.find("p")) l.p = as_real(*n);
+  if (const ConfigNode* n = node.find("name")) l.name = as_text(*n);
+  return l;
+}
+
 ModelConfig read_model(const ConfigNode& node) {
   ModelConfig m;
   const std::string& kind = as_text(node.at("kind"));
@@ -38,17 +50,153 @@ ModelConfig read_model(const ConfigNode& node) {
     } else {
       m.synthetic.layer_params = {m.synthetic.params};
     }
+    return m;
+  }
+  m.kind = ModelConfig::Kind::Network;
+  m.math = as_bool(node.at("math"));
+  auto& net = m.network;
+  if (kind == "cnn") {
+    const ConfigNode* preset = node.find("preset");
+    const ConfigNode* layers = node.find("layers");
+    if (!preset == !layers) fail(node, "model.kind cnn needs either preset (convnet-small, mnist-net) or layers");
+    if (preset) net.preset = as_text(*preset);
+    if (layers)
+      for (const auto& l : layers->items()) net.layers.push_back(read_layer(l));
+    if (const ConfigNode* d = node.find("dropout")) net.dropout = as_real(*d);
+  } else if (kind == "mlp") {
+    net.preset = "mlp";
+    net.hidden.clear();
+    for (const auto& h : node.at("hidden").items()) net.hidden.push_back(as_count(h));
+  } else if (kind == "logreg") {
+    net.preset = "logreg";
+  } else {
+    net.preset = "lstm-lm";
+    net.embed_dim = as_count(node.at("embed_dim"));
+    net.hidden_size = as_count(node.at("hidden_size"));
+    net.num_layers = as_count(node.at("num_layers"));
   }
   return m;
 }
 
-StopConfig read_stop(const ConfigNode& node, const ConfigNode& root) {
+models::PartitionSpec read_partition(const ConfigNode& node) {
+  models::PartitionSpec p;
+  p.kind = models::parse_partition_kind(as_text(node.at("kind")));
+  if (const ConfigNode* a = node.find("alpha")) p.alpha = as_real(*a);
+  return p;
+}
+
+DataConfig read_data(const ConfigNode& node, const ModelConfig& model, const ConfigNode& model_node) {
+  DataConfig d;
+  auto& spec = d.spec;
+  spec.batch_size = as_count(node.at("batch_size"));
+  const std::string& kind = as_text(node.at("kind"));
+  d.present = kind != "none";
+  const bool language_data = kind == "text" || kind == "synthetic-text";
+  if (model.kind == ModelConfig::Kind::Synthetic) {
+    if (d.present) fail(node.at("kind"), "a synthetic model trains on no data: remove data.kind or use a real model");
+    return d;
+  }
+  const bool language_model = model.network.preset == "lstm-lm";
+  if (!d.present)
+    fail(written(node, model_node), fmt::format("model.kind {} needs data: set data.kind ({})",
+                                                as_text(model_node.at("kind")),
+                                                language_model ? "text or synthetic-text" : "fashion-mnist, mnist or synthetic"));
+  if (language_model != language_data)
+    fail(node.at("kind"), language_model ? "an lstm-lm trains on text: data.kind text or synthetic-text"
+                                         : "this model trains on images: data.kind fashion-mnist, mnist or synthetic");
+  if (const ConfigNode* e = node.find("eval_max")) spec.eval_max = as_count(*e);
+  if (kind == "fashion-mnist" || kind == "mnist" || kind == "synthetic") {
+    spec.kind = kind;
+    if (const ConfigNode* p = node.find("path")) spec.path = as_text(*p);
+    spec.partition = read_partition(node.at("partition"));
+    if (const ConfigNode* m = node.find("pixel_mean")) spec.pixels.mean = as_real(*m);
+    if (const ConfigNode* sd = node.find("pixel_std")) spec.pixels.std = as_real(*sd);
+    if (kind == "synthetic") {
+      spec.synthetic_train = as_count(node.at("train_items"));
+      spec.synthetic_test = as_count(node.at("test_items"));
+      spec.synthetic_noise = as_real(node.at("noise"));
+    }
+  } else if (kind == "text") {
+    spec.kind = "corpus";
+    if (const ConfigNode* c = node.find("corpus")) spec.corpus.path = as_text(*c);
+    spec.corpus.level = models::parse_token_level(as_text(node.at("level")));
+    spec.corpus.vocab_cap = as_count(node.at("vocab_cap"));
+    spec.corpus.heldout_fraction = as_real(node.at("heldout"));
+    spec.seq_len = as_count(node.at("seq_len"));
+  } else {
+    spec.kind = "synthetic-text";
+    spec.synthetic_vocab = as_count(node.at("vocab"));
+    spec.synthetic_branching = as_count(node.at("branching"));
+    spec.seq_len = as_count(node.at("seq_len"));
+  }
+  return d;
+}
+
+StopConfig read_stop(const ConfigNode& node, const ConfigNode& root, const DataConfig& data) {
   StopConfig s;
   if (const ConfigNode* t = node.find("sim_time")) s.sim_time = as_duration(*t);
   if (const ConfigNode* u = node.find("updates")) s.updates = as_count(*u);
-  if (!s.sim_time && !s.updates)
-    fail(written(node, root), "training.stop needs at least one condition: sim_time (e.g. 60s) or updates (e.g. 100)");
+  if (const ConfigNode* e = node.find("epochs")) {
+    if (!data.present) fail(*e, "training.stop.epochs counts passes over training data, and there is none");
+    s.epochs = as_real(*e);
+  }
+  if (!s.sim_time && !s.updates && !s.epochs)
+    fail(written(node, root), "training.stop needs at least one condition: sim_time (e.g. 60s), updates (e.g. 100) "
+                              "or epochs");
   return s;
+}
+
+TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, const ModelConfig& model,
+                             const DataConfig& data, const ConfigNode& protocol) {
+  TrainingConfig t;
+  const ConfigNode& opt = node.at("optimizer");
+  auto& o = t.optimizer;
+  o.kind = models::parse_optimizer_kind(as_text(opt.at("kind")));
+  o.lr = as_real(opt.at("lr"));
+  o.momentum = as_real(opt.at("momentum"));
+  o.nesterov = as_bool(opt.at("nesterov"));
+  o.weight_decay = as_real(opt.at("weight_decay"));
+  o.warmup_steps = as_count(opt.at("warmup_steps"));
+  o.beta1 = as_real(opt.at("beta1"));
+  o.beta2 = as_real(opt.at("beta2"));
+  o.eps = as_real(opt.at("eps"));
+  try {
+    models::validate(o);
+  } catch (const std::invalid_argument& e) {
+    fail(written(opt, root), e.what());
+  }
+  t.stop = read_stop(node.at("stop"), root, data);
+  const bool math = model.kind == ModelConfig::Kind::Network && model.math;
+  const ConfigNode& eval = node.at("eval");
+  if (const ConfigNode* every = eval.find("every")) {
+    if (!math) fail(*every, "training.eval.every evaluates a real model: it needs model.math true and data");
+    t.eval_every = as_duration(*every);
+  }
+  t.eval_every_steps = as_count(eval.at("every_steps"));
+  if (const ConfigNode* target = node.find("target_accuracy")) {
+    if (!math || data.spec.kind == "corpus" || data.spec.kind == "synthetic-text")
+      fail(*target, "training.target_accuracy needs a classifier with real math (test accuracy)");
+    t.target_accuracy = as_real(*target);
+  }
+  t.stop_at_target = as_bool(node.at("stop_at_target"));
+  if (t.stop_at_target && !t.target_accuracy)
+    fail(node.at("stop_at_target"), "training.stop_at_target needs training.target_accuracy");
+  const std::string& mode = as_text(protocol.at("mode"));
+  const std::string& staleness = as_text(node.at("staleness_lr"));
+  if (staleness != "none" && mode == "sync")
+    fail(node.at("staleness_lr"), "training.staleness_lr applies to async and ssp: sync gradients are never stale");
+  t.lr.staleness = staleness == "inverse"            ? LearningRateRules::Staleness::Inverse
+                   : staleness == "inverse-plus-one" ? LearningRateRules::Staleness::InversePlusOne
+                                                     : LearningRateRules::Staleness::None;
+  const ConfigNode& scaling = node.at("lr_scaling");
+  t.lr.linear_scaling = as_text(scaling.at("rule")) == "linear";
+  t.lr.base_batch = as_count(scaling.at("base_batch"));
+  t.lr.warmup_updates = as_count(scaling.at("warmup_updates"));
+  if (const ConfigNode* dc = node.find("delay_compensation")) {
+    if (mode != "async") fail(*dc, "training.delay_compensation (DC-ASGD) applies to async only");
+    t.lr.delay_compensation = as_real(*dc);
+  }
+  return t;
 }
 
 SpeedConfig read_speed(const ConfigNode& node, std::int64_t workers) {
@@ -103,15 +251,18 @@ ServersConfig read_servers(ConfigNode& node, std::int64_t workers, const ModelCo
     const SourceLocation derived{"derived from cluster.servers.count", 0, 0};
     node.insert_after("count", "shards", derived, ConfigNode::scalar(std::to_string(s.shards), derived));
   }
+  // Real networks are checked when built (their sizes come from the data).
   const ConfigNode& at_shards = *node.find("shards");
   const auto& layers = model.synthetic.layer_params;
-  if (s.partition == ServersConfig::Partition::Layer && s.shards > static_cast<std::int64_t>(layers.size()))
-    fail(at_shards, fmt::format("{} shards but the model has {} layers: with partition: layer some shards would be "
-                                "empty (use fewer shards or partition: bytes)",
-                                s.shards, layers.size()));
-  if (s.shards > model.synthetic.params)
-    fail(at_shards, fmt::format("{} shards for {} parameters: some shards would be empty", s.shards,
-                                model.synthetic.params));
+  if (model.kind == ModelConfig::Kind::Synthetic) {
+    if (s.partition == ServersConfig::Partition::Layer && s.shards > static_cast<std::int64_t>(layers.size()))
+      fail(at_shards, fmt::format("{} shards but the model has {} layers: with partition: layer some shards would "
+                                  "be empty (use fewer shards or partition: bytes)",
+                                  s.shards, layers.size()));
+    if (s.shards > model.synthetic.params)
+      fail(at_shards, fmt::format("{} shards for {} parameters: some shards would be empty", s.shards,
+                                  model.synthetic.params));
+  }
   s.apply_bandwidth = optional_bandwidth(node, "apply_bandwidth");
   return s;
 }
@@ -225,8 +376,8 @@ Scenario translate(ConfigNode& resolved) {
   if (const ConfigNode* d = resolved.find("description")) s.description = as_text(*d);
   s.seed = static_cast<std::uint64_t>(as_count(resolved.at("seed")));
   s.model = read_model(resolved.at("model"));
-  s.data.batch_size = as_count(resolved.at("data").at("batch_size"));
-  s.training.stop = read_stop(resolved.at("training").at("stop"), resolved);
+  s.data = read_data(resolved.at("data"), s.model, resolved.at("model"));
+  s.training = read_training(resolved.at("training"), resolved, s.model, s.data, resolved.at("protocol"));
 
   ConfigNode& cluster = *resolved.find("cluster");
   const ConfigNode& workers = cluster.at("workers");

@@ -68,7 +68,8 @@ TEST_CASE("the resolved scenario reads back to the same scenario", "[scenario]")
 TEST_CASE("cross-key rules are located errors", "[scenario]") {
   CHECK(first_error("name: x\nmodel: {kind: synthetic, params: 10, flops_per_sample: 1FLOP}\n"
                     "cluster: {workers: {count: 2}}\n") ==
-        "s.yaml:1:1: error: training.stop needs at least one condition: sim_time (e.g. 60s) or updates (e.g. 100)");
+        "s.yaml:1:1: error: training.stop needs at least one condition: sim_time (e.g. 60s), updates (e.g. 100) "
+        "or epochs");
   CHECK(first_error(std::string(kMinimal) + "protocol: {mode: sync, backup_workers: 4}\n") ==
         "s.yaml:5:40: error: 4 backup workers out of 4: a round needs at least one gradient");
   CHECK(first_error(kMinimal, {{"cluster.workers.speed={dist: list, factors: [1, 2]}"}, {}}) ==
@@ -87,6 +88,52 @@ TEST_CASE("cross-key rules are located errors", "[scenario]") {
         "with placement: colocated (servers run on the worker hosts); remove it");
   CHECK(first_error(kMinimal, {{"cluster.workers.cuont=3"}, {}}) ==
         "<--set cluster.workers.cuont=3>:1:17: error: unknown key 'cuont' in cluster.workers; did you mean 'count'?");
+}
+
+TEST_CASE("real models: the model, its data and the training options must fit together", "[scenario]") {
+  const std::string cnn = R"(name: cnn
+model: {kind: cnn, preset: convnet-small}
+data: {kind: fashion-mnist, batch_size: 64, partition: {kind: dirichlet, alpha: 0.3}}
+training:
+  optimizer: {kind: sgd, lr: 0.05, momentum: 0.9}
+  stop: {sim_time: 30s}
+  eval: {every: 1s}
+  target_accuracy: 80%
+cluster: {workers: {count: 4}}
+protocol: {mode: async}
+)";
+  const auto loaded = load_scenario_text(cnn, "s.yaml");
+  const Scenario& s = loaded.scenario;
+  CHECK(s.model.kind == ModelConfig::Kind::Network);
+  CHECK(s.model.network.preset == "convnet-small");
+  CHECK(s.model.math);
+  CHECK(s.data.present);
+  CHECK(s.data.spec.kind == "fashion-mnist");
+  CHECK(s.data.spec.partition.kind == pssim::models::PartitionKind::dirichlet);
+  CHECK(s.data.spec.partition.alpha == 0.3);
+  CHECK(s.training.optimizer.momentum == 0.9);
+  CHECK(s.training.eval_every == pssim::kSecond);
+  CHECK(s.training.target_accuracy == Approx(0.8));
+
+  CHECK(first_error(cnn, {{"model={kind: cnn}"}, {}}) ==
+        "<--set model={kind: cnn}>:1:7: error: model.kind cnn needs either preset (convnet-small, mnist-net) or layers");
+  CHECK(first_error(cnn, {{"model={kind: lstm-lm}"}, {}}) ==
+        "s.yaml:3:14: error: an lstm-lm trains on text: data.kind text or synthetic-text");
+  CHECK(first_error(cnn, {{"model={kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}"}, {}}) ==
+        "s.yaml:3:14: error: a synthetic model trains on no data: remove data.kind or use a real model");
+  CHECK(first_error(cnn, {{"model.math=false"}, {}}) ==
+        "s.yaml:7:17: error: training.eval.every evaluates a real model: it needs model.math true and data");
+  CHECK(first_error(cnn, {{"protocol.mode=sync", "training.staleness_lr=inverse"}, {}}) ==
+        "<--set training.staleness_lr=inverse>:1:23: error: training.staleness_lr applies to async and ssp: sync "
+        "gradients are never stale");
+  CHECK(first_error(cnn, {{"protocol.mode=sync", "training.delay_compensation=0.04"}, {}}) ==
+        "<--set training.delay_compensation=0.04>:1:29: error: training.delay_compensation (DC-ASGD) applies to "
+        "async only");
+  CHECK_THAT(first_error(cnn, {{"training.optimizer.nesterov=true", "training.optimizer.momentum=0"}, {}}),
+             Catch::StartsWith("s.yaml:5:14: error: ") && Catch::Contains("nesterov"));
+  CHECK(first_error(cnn, {{"data={kind: none}"}, {}}) ==
+        "<--set data={kind: none}>:1:6: error: model.kind cnn needs data: set data.kind (fashion-mnist, mnist or "
+        "synthetic)");
 }
 
 TEST_CASE("docs/scenario-reference.md is the schema's current rendering", "[scenario][docs]") {
