@@ -9,5 +9,7 @@ namespace pssim::cli {
 void add_run_command(CLI::App& app, int& exit_code);
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_schema_command(CLI::App& app, int& exit_code);
+void add_train_command(CLI::App& app, int& exit_code);
+void add_grad_command(CLI::App& app, int& exit_code);
 
 }  // namespace pssim::cli

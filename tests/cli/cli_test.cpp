@@ -160,6 +160,48 @@ TEST_CASE("an output directory that cannot be written is a clear error", "[cli]"
   CHECK_THAT(r.err, Catch::Contains("cannot create output directory"));
 }
 
+TEST_CASE("train and grad: the single-process baseline and a gradient case", "[cli]") {
+  const fs::path p = write_scenario("baseline.yaml", R"(name: tiny-baseline
+model: {kind: logreg}
+data: {kind: synthetic, batch_size: 32, train_items: 512, test_items: 256}
+training:
+  optimizer: {kind: sgd, lr: 0.1}
+  stop: {epochs: 2}
+  eval: {every_steps: 8}
+cluster: {workers: {count: 1}}
+)");
+  const fs::path out = scratch() / "baseline";
+  Result r = pssim("train -q " + p.string() + " -o " + out.string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string curve = slurp(out / "curve.csv");
+  CHECK_THAT(curve, Catch::StartsWith("step,epoch,samples,train_loss,test_loss,test_accuracy,perplexity,wall_s\n0,0,0,"));
+  CHECK_THAT(curve, Catch::Contains("\n32,2,1024,"));  // 2 epochs of 16 batches
+  CHECK_THAT(slurp(out / "summary.json"), Catch::Contains("\"final_test_accuracy\"") && Catch::Contains("\"steps\": 32"));
+  // Same seed: the same curve (apart from wall time).
+  const fs::path again = scratch() / "baseline2";
+  REQUIRE(pssim("train -q " + p.string() + " -o " + again.string()).code == 0);
+  const auto strip_wall = [](const std::string& csv) {
+    std::string kept;
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);) kept += line.substr(0, line.rfind(',')) + "\n";
+    return kept;
+  };
+  CHECK(strip_wall(slurp(again / "curve.csv")) == strip_wall(curve));
+
+  const fs::path grad = scratch() / "grad";
+  r = pssim("grad " + p.string() + " -o " + grad.string());
+  CHECK(r.code == 0);
+  for (const char* f : {"model.json", "loss.npy", "batch_inputs.npy", "batch_labels.npy", "params/fc1.weight.npy",
+                        "grads/fc1.weight.npy"})
+    CHECK(fs::exists(grad / f));
+  // A timing-only scenario cannot be trained.
+  const fs::path timing = write_scenario("timing.yaml", kSmall);
+  r = pssim("train " + timing.string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("needs a real model"));
+}
+
 TEST_CASE("the shipped scenarios are valid", "[cli]") {
   int checked = 0;
   for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing"})

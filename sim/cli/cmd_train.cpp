@@ -1,0 +1,105 @@
+// pssim train SCENARIO: the single-process baseline of a scenario's model, data and
+// optimizer; pssim grad SCENARIO: one batch's loss and gradients as .npy files.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/exit_codes.hpp"
+#include "sim/cli/progress.hpp"
+#include "sim/cli/report.hpp"
+#include "sim/experiment/baseline_job.hpp"
+#include "sim/output/atomic_file.hpp"
+#include "sim/scenario/load_scenario.hpp"
+
+namespace pssim::cli {
+namespace {
+
+struct Common {
+  std::string scenario;
+  std::string output_dir;
+  std::vector<std::string> overrides;
+  std::optional<std::uint64_t> seed;
+  bool quiet = false;
+  std::string params_dir;  // grad
+};
+
+void add_common(CLI::App* cmd, Common& o) {
+  cmd->add_option("scenario", o.scenario, "Scenario file (YAML) with a real model")->required();
+  cmd->add_option("--set", o.overrides, "Override a key: path.to.key=value (repeatable)");
+  cmd->add_option("--seed", o.seed, "Override the scenario's seed");
+}
+
+// Runs `body` and maps failures to exit codes: bad scenario or configuration 2, I/O 1.
+template <typename Body>
+int guarded(const Common& o, Body body) {
+  scenario::LoadedScenario loaded;
+  try {
+    loaded = scenario::load_scenario_file(o.scenario, {o.overrides, o.seed});
+  } catch (const scenario::ScenarioError& e) {
+    report(e);
+    return kBadInput;
+  }
+  try {
+    return body(loaded);
+  } catch (const output::OutputError& e) {
+    report(e.what());
+    return kRunFailed;
+  } catch (const std::invalid_argument& e) {
+    report(fmt::format("{}: {}", o.scenario, e.what()));
+    return kBadInput;
+  } catch (const std::runtime_error& e) {  // missing data files and the like
+    report(fmt::format("{}: {}", o.scenario, e.what()));
+    return kBadInput;
+  }
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Common>();
+  auto* cmd = app.add_subcommand("train", "Train the scenario's model in one process, no network: the reference curve");
+  cmd->footer(
+      "Example:\n  pssim train scenarios/baseline-convnet.yaml -o results/baseline\n\n"
+      "Uses the scenario's model, data, batch size and optimizer; epochs from training.stop.epochs\n"
+      "(or steps from training.stop.updates); evaluates every training.eval.every_steps steps.\n"
+      "Writes scenario.yaml, curve.csv and, last, summary.json (default: results/<name>-baseline).");
+  add_common(cmd, *o);
+  cmd->add_option("-o,--output", o->output_dir, "Output directory");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
+  cmd->callback([o, &exit_code] {
+    exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {
+      const std::filesystem::path dir = o->output_dir.empty()
+                                            ? std::filesystem::path("results") / (loaded.scenario.name + "-baseline")
+                                            : std::filesystem::path(o->output_dir);
+      const auto result = experiment::train_to_directory(loaded, dir, [&](const models::TrainPoint& p) {
+        if (!o->quiet)
+          fmt::print("step {:6}  epoch {:6.3f}  train loss {:8.4f}  test loss {:7.4f}  accuracy {:6.2f}%\n", p.step,
+                     p.epoch, p.train_loss, p.eval.loss, 100 * p.eval.accuracy);
+      });
+      if (!o->quiet) fmt::print("{}: {}; results in {}\n", loaded.scenario.name, result.network, dir.string());
+      return static_cast<int>(kSuccess);
+    });
+  });
+}
+
+void add_grad_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Common>();
+  auto* cmd = app.add_subcommand("grad", "Export parameters, one batch, its loss and gradients as .npy files");
+  cmd->footer(
+      "Example:\n  pssim grad scenarios/baseline-convnet.yaml -o /tmp/case\n"
+      "  /usr/bin/python3 analysis/check_against_torch.py /tmp/case\n\n"
+      "Tensor names, shapes and order are those of PyTorch's state_dict for the same network.");
+  add_common(cmd, *o);
+  cmd->add_option("-o,--output", o->output_dir, "Output directory")->required();
+  cmd->add_option("--params", o->params_dir, "Load the parameters from this directory of .npy files");
+  cmd->callback([o, &exit_code] {
+    exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {
+      const auto c = experiment::export_gradient(loaded, o->output_dir, o->params_dir);
+      fmt::print("loss {:.6f}; {} gradients written to {}\n", c.loss, c.grad.size(), o->output_dir);
+      return static_cast<int>(kSuccess);
+    });
+  });
+}
+
+}  // namespace pssim::cli
