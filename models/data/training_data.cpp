@@ -140,47 +140,68 @@ void TrainingData::fill_batch(std::span<const std::int64_t> items, Batch& out) c
   }
 }
 
-EvalResult TrainingData::evaluate(const Network& net, std::span<const float> params,
-                                  Workspace& ws, std::int64_t batch_size) const {
+std::int64_t TrainingData::eval_batch_size(std::int64_t batch_size) const {
   if (batch_size < 0) throw std::invalid_argument("evaluate: batch_size must be >= 0");
   if (batch_size == 0) batch_size = task_ == TaskKind::classification ? 500 : spec_.batch_size;
-  double loss = 0;
-  std::int64_t correct = 0, count = 0;
+  return batch_size;
+}
+
+std::int64_t TrainingData::eval_items() const {
+  if (task_ == TaskKind::classification) {
+    const auto n = test_->size();
+    return spec_.eval_max > 0 ? std::min(spec_.eval_max, n) : n;
+  }
+  auto windows = (std::int64_t(heldout_tokens_.size()) - 1) / spec_.seq_len;
+  return spec_.eval_max > 0 ? std::min(windows, spec_.eval_max) : windows;
+}
+
+std::int64_t TrainingData::eval_batches(std::int64_t batch_size) const {
+  const auto b = eval_batch_size(batch_size);
+  return (eval_items() + b - 1) / b;
+}
+
+BatchEval TrainingData::evaluate_part(const Network& net, std::span<const float> params, Workspace& ws,
+                                      std::int64_t index, std::int64_t batch_size) const {
+  batch_size = eval_batch_size(batch_size);
+  const std::int64_t n = eval_items();
+  const std::int64_t start = index * batch_size;
+  if (index < 0 || start >= n) throw std::out_of_range("evaluate_part: no such evaluation batch");
+  const auto b = std::min(batch_size, n - start);
   if (task_ == TaskKind::classification) {
     const auto& t = *test_;
     const auto d = t.shape.numel();
-    const auto n = spec_.eval_max > 0 ? std::min(spec_.eval_max, t.size()) : t.size();
-    for (std::int64_t start = 0; start < n; start += batch_size) {
-      const auto b = std::min(batch_size, n - start);
-      BatchView v{b,
-                  std::span<const float>(t.images.data() + start * d, std::size_t(b * d)),
-                  std::span<const std::int32_t>(t.labels.data() + start, std::size_t(b)),
-                  {}};
-      const auto e = net.evaluate_batch(params, v, ws);
-      loss += e.loss_sum, correct += e.correct, count += e.count;
-    }
-  } else {
-    const auto s = spec_.seq_len;
-    auto windows = (std::int64_t(heldout_tokens_.size()) - 1) / s;
-    if (spec_.eval_max > 0) windows = std::min(windows, spec_.eval_max);
-    std::vector<std::int32_t> tokens;
-    for (std::int64_t start = 0; start < windows; start += batch_size) {
-      const auto b = std::min(batch_size, windows - start);
-      tokens.resize(std::size_t(b * (s + 1)));
-      for (std::int64_t k = 0; k < b; ++k) {
-        const auto src = heldout_tokens_.begin() + std::ptrdiff_t((start + k) * s);
-        std::copy(src, src + s + 1, tokens.begin() + std::ptrdiff_t(k * (s + 1)));
-      }
-      const auto e = net.evaluate_batch(params, BatchView{b, {}, {}, tokens}, ws);
-      loss += e.loss_sum, correct += e.correct, count += e.count;
-    }
+    BatchView v{b, std::span<const float>(t.images.data() + start * d, std::size_t(b * d)),
+                std::span<const std::int32_t>(t.labels.data() + start, std::size_t(b)), {}};
+    return net.evaluate_batch(params, v, ws);
   }
+  const auto s = spec_.seq_len;
+  std::vector<std::int32_t> tokens(std::size_t(b * (s + 1)));
+  for (std::int64_t k = 0; k < b; ++k) {
+    const auto src = heldout_tokens_.begin() + std::ptrdiff_t((start + k) * s);
+    std::copy(src, src + s + 1, tokens.begin() + std::ptrdiff_t(k * (s + 1)));
+  }
+  return net.evaluate_batch(params, BatchView{b, {}, {}, tokens}, ws);
+}
+
+EvalResult TrainingData::eval_result(const BatchEval& sum) {
   EvalResult r;
-  r.count = count;
-  r.loss = count ? loss / double(count) : 0.0;
-  r.accuracy = count ? double(correct) / double(count) : 0.0;
+  r.count = sum.count;
+  r.loss = sum.count ? sum.loss_sum / double(sum.count) : 0.0;
+  r.accuracy = sum.count ? double(sum.correct) / double(sum.count) : 0.0;
   r.perplexity = std::exp(r.loss);
   return r;
+}
+
+EvalResult TrainingData::evaluate(const Network& net, std::span<const float> params,
+                                  Workspace& ws, std::int64_t batch_size) const {
+  // Batch results are summed in batch order: a caller evaluating batches in parallel and
+  // summing them in the same order gets the same bits.
+  BatchEval sum;
+  for (std::int64_t i = 0, n = eval_batches(batch_size); i < n; ++i) {
+    const auto e = evaluate_part(net, params, ws, i, batch_size);
+    sum.loss_sum += e.loss_sum, sum.correct += e.correct, sum.count += e.count;
+  }
+  return eval_result(sum);
 }
 
 double TrainingData::unigram_perplexity() const {

@@ -86,6 +86,14 @@ class TrainingData {
   EvalResult evaluate(const Network& net, std::span<const float> params, Workspace& ws,
                       std::int64_t batch_size = 0) const;
 
+  /// The same evaluation in parts, for callers that evaluate batches in parallel: the
+  /// result of evaluate() is eval_result() of the evaluate_part() results of batches
+  /// 0 .. eval_batches()-1 summed in that order.
+  std::int64_t eval_batches(std::int64_t batch_size = 0) const;
+  BatchEval evaluate_part(const Network& net, std::span<const float> params, Workspace& ws, std::int64_t index,
+                          std::int64_t batch_size = 0) const;
+  static EvalResult eval_result(const BatchEval& sum);
+
   const ImageDataset* train_images() const { return train_.get(); }
   const ImageDataset* test_images() const { return test_.get(); }
   const TextCorpus* corpus() const { return corpus_.get(); }
@@ -97,6 +105,9 @@ class TrainingData {
   double unigram_perplexity() const;
 
  private:
+  std::int64_t eval_batch_size(std::int64_t batch_size) const;
+  std::int64_t eval_items() const;
+
   DataSpec spec_;
   TaskKind task_ = TaskKind::classification;
   std::shared_ptr<const ImageDataset> train_, test_;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
+
+#include "models/nets/build_network.hpp"
 
 #include <fmt/format.h>
 
@@ -38,7 +41,7 @@ ps::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
   return c;
 }
 
-ps::PsConfig protocol_config(const scenario::Scenario& s) {
+ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sample) {
   ps::PsConfig c;
   switch (s.protocol.mode) {
     case scenario::ProtocolConfig::Mode::Sync: c.mode = ps::PsConfig::Mode::Sync; break;
@@ -47,7 +50,7 @@ ps::PsConfig protocol_config(const scenario::Scenario& s) {
   }
   c.backup_workers = s.protocol.backup_workers;
   c.staleness = s.protocol.staleness;
-  c.flops_per_iteration = static_cast<double>(s.data.batch_size()) * s.model.synthetic.flops_per_sample;
+  c.flops_per_iteration = static_cast<double>(s.data.batch_size()) * flops_per_sample;
   c.apply_bandwidth = s.cluster.servers.apply_bandwidth;
   c.stop_updates = s.training.stop.updates;
   return c;
@@ -71,16 +74,57 @@ std::vector<net::ResourceId> recorded_resources(const net::Topology& t, const st
 
 }  // namespace
 
-Experiment::Experiment(const scenario::Scenario& s) : scenario_(s), sim_(s.seed) {
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::SimTime: return "sim_time";
+    case StopReason::Updates: return "updates";
+    case StopReason::Epochs: return "epochs";
+    case StopReason::Target: return "target_accuracy";
+    case StopReason::Diverged: return "diverged";
+  }
+  return "?";
+}
+
+// Sizes of the model: from the scenario for a synthetic one; for a real network, from the
+// network built for the data (which also sets its input shape, classes or vocabulary).
+void Experiment::build_model() {
+  const auto& model = scenario_.model;
+  if (model.kind == scenario::ModelConfig::Kind::Synthetic) {
+    params_ = model.synthetic.params;
+    layer_params_ = model.synthetic.layer_params;
+    flops_per_sample_ = model.synthetic.flops_per_sample;
+    return;
+  }
+  data_ = std::make_unique<models::TrainingData>(models::TrainingData::load(scenario_.data.spec, scenario_.seed));
+  models::NetworkSpec spec = model.network;
+  data_->adapt(spec);
+  network_model_ = models::build_network<float>(spec);
+  params_ = static_cast<std::int64_t>(network_model_->num_params());
+  for (const auto& t : network_model_->layout().tensors()) layer_params_.push_back(static_cast<std::int64_t>(t.size));
+  const bool lm = data_->task() == models::TaskKind::language_model;
+  flops_per_sample_ = network_model_->flops_per_sample(lm ? scenario_.data.spec.seq_len : 0);
+}
+
+Experiment::~Experiment() = default;
+
+Experiment::Experiment(const scenario::Scenario& s, unsigned threads) : scenario_(s), threads_(threads), sim_(s.seed) {
   BuiltTopology built = build_topology(s);
   topology_ = std::move(built.topology);
   layout_.worker_hosts = built.worker_hosts;
+  build_model();
 
-  const auto& model = s.model.synthetic;
   const auto& servers = s.cluster.servers;
+  if (servers.shards > params_)
+    throw std::invalid_argument(fmt::format("{} shards for {} parameters: some shards would be empty", servers.shards,
+                                            params_));
+  if (servers.partition == ServersConfig::Partition::Layer &&
+      servers.shards > static_cast<std::int64_t>(layer_params_.size()))
+    throw std::invalid_argument(fmt::format("{} shards but the model has {} tensors: with partition: layer some shards "
+                                            "would be empty (use fewer shards or partition: bytes)",
+                                            servers.shards, layer_params_.size()));
   layout_.shards = servers.partition == ServersConfig::Partition::Layer
-                       ? ps::partition_by_layer(model.layer_params, servers.shards)
-                       : ps::partition_by_bytes(model.params, servers.shards);
+                       ? ps::partition_by_layer(layer_params_, servers.shards)
+                       : ps::partition_by_bytes(params_, servers.shards);
   const bool colocated = servers.placement == ServersConfig::Placement::Colocated;
   const std::vector<net::NodeId>& hosts = colocated ? built.worker_hosts : built.server_hosts;
   const auto host_count = static_cast<std::int64_t>(hosts.size());
@@ -94,8 +138,28 @@ Experiment::Experiment(const scenario::Scenario& s) : scenario_(s), sim_(s.seed)
   network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts));
   compute_ = std::make_unique<ps::ComputeModel>(compute_spec(s.cluster.workers),
                                                 static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
-  config_ = protocol_config(s);
-  engine_ = std::make_unique<ps::PsEngine>(sim_, *network_, *compute_, config_, layout_, &forward_);
+  config_ = protocol_config(s, flops_per_sample_);
+  if (network_model_ && s.model.math) {
+    ps::TrainingMathConfig m;
+    m.optimizer = s.training.optimizer;
+    const auto& lr = s.training.lr;
+    m.lr.staleness = lr.staleness == scenario::LearningRateRules::Staleness::Inverse ? ps::LearningRatePolicy::Staleness::Inverse
+                     : lr.staleness == scenario::LearningRateRules::Staleness::InversePlusOne
+                         ? ps::LearningRatePolicy::Staleness::InversePlusOne
+                         : ps::LearningRatePolicy::Staleness::None;
+    if (lr.linear_scaling)
+      m.lr.scale = static_cast<double>(s.cluster.workers.count * s.data.batch_size()) / static_cast<double>(lr.base_batch);
+    m.lr.warmup_updates = lr.warmup_updates;
+    m.lr.delay_compensation = lr.delay_compensation;
+    m.workers = s.cluster.workers.count;
+    m.batch_size = s.data.batch_size();
+    m.seed = s.seed;
+    m.threads = threads_;
+    math_ = std::make_unique<ps::TrainingMath>(*network_model_, *data_, layout_.shards, m);
+    if (s.training.stop.epochs)
+      config_.stop_samples = static_cast<std::int64_t>(std::ceil(*s.training.stop.epochs * static_cast<double>(math_->train_items())));
+  }
+  engine_ = std::make_unique<ps::PsEngine>(sim_, *network_, *compute_, config_, layout_, &forward_, math_.get());
 }
 
 // Every worker must reach every shard's host and back; better said now than mid-run.
@@ -128,6 +192,39 @@ double Experiment::progress_fraction() const {
   return std::min(f, 1.0);
 }
 
+std::vector<float> Experiment::parameters() const {
+  if (!math_) throw std::logic_error("parameters() needs a real model with math");
+  std::vector<ps::SliceRef> slices;
+  for (std::size_t k = 0; k < engine_->shards(); ++k) slices.push_back(engine_->shard_slice(k));
+  return math_->assemble(slices);
+}
+
+void Experiment::evaluate_now() {
+  std::vector<ps::SliceRef> slices;
+  for (std::size_t k = 0; k < engine_->shards(); ++k) slices.push_back(engine_->shard_slice(k));
+  const models::EvalResult r = math_->evaluate(slices);
+  ps::EvalRecord e;
+  e.time = sim_.now();
+  e.updates = engine_->totals().updates;
+  e.epochs = static_cast<double>(engine_->totals().samples) / static_cast<double>(math_->train_items());
+  e.test_loss = r.loss;
+  e.test_accuracy = r.accuracy;
+  e.language_model = data_->task() == models::TaskKind::language_model;
+  e.perplexity = r.perplexity;
+  outcome_.final_eval = e;
+  ++outcome_.evaluations;
+  outcome_.best_accuracy = std::max(outcome_.best_accuracy, e.test_accuracy);
+  const auto& target = scenario_.training.target_accuracy;
+  if (target && !outcome_.time_to_target && e.test_accuracy >= *target) {
+    outcome_.time_to_target = e.time;
+    if (scenario_.training.stop_at_target) {
+      target_reached_ = true;
+      engine_->stop();
+    }
+  }
+  forward_.on_eval(e);
+}
+
 RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(const Experiment&)>& progress) {
   if (sim_.events_executed() > 0) throw std::logic_error("an experiment runs once");
   forward_.target = observer;
@@ -135,6 +232,23 @@ RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(cons
   engine_->start();
   const auto& stop = scenario_.training.stop;
   if (stop.sim_time) sim_.schedule_at(*stop.sim_time, [this] { sim_.stop(); });
+  if (math_) {
+    evaluate_now();  // the initial parameters
+    if (const auto every = scenario_.training.eval_every) {
+      // Evaluation takes no simulated time: a periodic event reads the shards' slices.
+      struct Evaluator {
+        Experiment* e;
+        TimeNs every;
+        void tick() {
+          e->evaluate_now();
+          e->sim_.schedule_after(every, [this] { tick(); });
+        }
+      };
+      evaluator_ = std::make_unique<Evaluator>(Evaluator{this, *every});
+      auto* ev = static_cast<Evaluator*>(evaluator_.get());
+      sim_.schedule_after(*every, [ev] { ev->tick(); });
+    }
+  }
   std::uint64_t next_report = 1 << 14;
   sim_.run_until_condition([&] {
     if (progress && sim_.events_executed() >= next_report) {
@@ -144,8 +258,14 @@ RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(cons
     return engine_->finished();
   });
   RunStats stats;
-  if (engine_->finished()) {
-    stats.stopped_by = StopReason::Updates;
+  if (engine_->diverged_at()) {
+    stats.stopped_by = StopReason::Diverged;
+    outcome_.diverged_at_update = engine_->diverged_at();
+  } else if (target_reached_) {
+    stats.stopped_by = StopReason::Target;
+  } else if (engine_->finished()) {
+    stats.stopped_by = config_.stop_samples && engine_->totals().samples >= *config_.stop_samples ? StopReason::Epochs
+                                                                                                   : StopReason::Updates;
   } else if (stop.sim_time && sim_.now() == *stop.sim_time) {
     stats.stopped_by = StopReason::SimTime;
   } else {
@@ -153,12 +273,17 @@ RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(cons
                                          "(a protocol deadlock: please report it with the scenario)",
                                          to_seconds(sim_.now())));
   }
+  if (math_ && stats.stopped_by != StopReason::Diverged &&
+      (outcome_.evaluations == 0 || outcome_.final_eval.time != sim_.now() ||
+       outcome_.final_eval.updates != engine_->totals().updates))
+    evaluate_now();  // the final parameters
   network_->finish();
   engine_->finish();
   forward_.target = nullptr;
   stats.sim_time = sim_.now();
   stats.events = sim_.events_executed();
   stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.training = outcome_;
   return stats;
 }
 

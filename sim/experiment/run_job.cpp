@@ -20,7 +20,7 @@ void remove_previous_outputs(const std::filesystem::path& dir) {
 
 JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                            const JobOptions& options) {
-  Experiment experiment(loaded.scenario);
+  Experiment experiment(loaded.scenario, options.threads);
   output::prepare_output_directory(dir);
   remove_previous_outputs(dir);
   output::write_file_atomically(dir / "scenario.yaml", scenario::resolved_yaml(loaded));

@@ -1,6 +1,7 @@
 #include "sim/experiment/run_outputs.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "sim/output/json_writer.hpp"
@@ -10,8 +11,6 @@
 
 namespace pssim::experiment {
 namespace {
-
-const char* stop_name(StopReason r) { return r == StopReason::SimTime ? "sim_time" : "updates"; }
 
 const char* mode_name(scenario::ProtocolConfig::Mode m) {
   switch (m) {
@@ -134,6 +133,9 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   for (std::size_t i = 0; i < std::min<std::size_t>(10, order.size()); ++i)
     r.busiest_links.push_back({e.topology().resource_name(order[i]), links.mean[order[i]], links.max[order[i]]});
   r.solver = net.solver_stats();
+  r.math = e.has_math();
+  r.language_model = stats.training.final_eval.language_model;
+  r.final_train_loss = recorder.last_train_loss();
   (void)s;
   return r;
 }
@@ -148,7 +150,7 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
   j.key("protocol").value(mode_name(s.protocol.mode));
   j.key("workers").value(s.cluster.workers.count);
   j.key("shards").value(s.cluster.servers.shards);
-  j.key("stopped_by").value(stop_name(r.stats.stopped_by));
+  j.key("stopped_by").value(to_string(r.stats.stopped_by));
   j.key("sim_time_s").value(to_seconds(r.stats.sim_time));
   j.key("wall_time_s").value(r.stats.wall_seconds);
   j.key("events").value(r.stats.events);
@@ -193,6 +195,24 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
     j.end_object();
   }
   j.end_array();
+  if (r.math) {
+    const auto& t = r.stats.training;
+    j.key("evaluations").value(t.evaluations);
+    j.key("epochs").value(t.final_eval.epochs);
+    j.key("final_test_accuracy").value(t.final_eval.test_accuracy);
+    j.key("best_test_accuracy").value(t.best_accuracy);
+    j.key("final_test_loss").value(t.final_eval.test_loss);
+    j.key("final_train_loss").value(r.final_train_loss);
+    if (r.language_model) j.key("final_perplexity").value(t.final_eval.perplexity);
+    if (s.training.target_accuracy) {
+      j.key("target_accuracy").value(*s.training.target_accuracy);
+      j.key("time_to_target_s");
+      if (t.time_to_target) j.value(to_seconds(*t.time_to_target));
+      else j.null();
+    }
+    j.key("diverged").value(t.diverged_at_update.has_value());
+    if (t.diverged_at_update) j.key("diverged_at_update").value(*t.diverged_at_update);
+  }
   j.key("solver").begin_object();
   j.key("incremental_updates").value(r.solver.incremental_updates);
   j.key("full_solves").value(r.solver.full_solves);
@@ -204,19 +224,48 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
 }  // namespace
 
 MetricsRecorder::MetricsRecorder(const std::filesystem::path& dir, bool rounds_table)
-    : metrics_(dir / "metrics.csv",
-               {"time_s", "shard", "version", "worker", "gradients", "staleness_mean", "staleness_max"}) {
+    : metrics_(dir / "metrics.csv", {"time_s", "event", "shard", "version", "worker", "gradients", "staleness_mean",
+                                     "staleness_max", "train_loss", "test_loss", "test_accuracy", "perplexity"}) {
   if (rounds_table)
     rounds_csv_ = std::make_unique<output::CsvWriter>(
         dir / "rounds.csv", std::vector<std::string>{"round", "end_s", "duration_s", "dropped_gradients"});
 }
 
+namespace {
+void loss_cell(output::CsvWriter& csv, double v) {
+  if (std::isnan(v)) csv.empty_cell();
+  else csv.cell(v);
+}
+}  // namespace
+
 void MetricsRecorder::on_update(const ps::UpdateRecord& u) {
-  metrics_.cell(to_seconds(u.time)).cell(u.shard).cell(u.version);
+  metrics_.cell(to_seconds(u.time)).cell(std::string_view("update")).cell(u.shard).cell(u.version);
   if (u.worker >= 0) metrics_.cell(u.worker);
   else metrics_.empty_cell();
   metrics_.cell(u.gradients).cell(u.staleness_mean).cell(u.staleness_max);
+  loss_cell(metrics_, u.train_loss);
+  metrics_.empty_cell().empty_cell().empty_cell();
   metrics_.end_row();
+  if (u.shard == 0 && !std::isnan(u.train_loss)) {
+    loss_sum_ += u.train_loss;
+    ++loss_count_;
+  }
+}
+
+void MetricsRecorder::on_eval(const ps::EvalRecord& e) {
+  // An evaluation row: the training loss is the mean over shard 0's updates since the
+  // previous evaluation.
+  metrics_.cell(to_seconds(e.time)).cell(std::string_view("eval"));
+  metrics_.empty_cell().cell(e.updates).empty_cell().empty_cell().empty_cell().empty_cell();
+  const double train_loss = loss_count_ > 0 ? loss_sum_ / static_cast<double>(loss_count_) : std::nan("");
+  loss_cell(metrics_, train_loss);
+  metrics_.cell(e.test_loss).cell(e.test_accuracy);
+  if (e.language_model) metrics_.cell(e.perplexity);
+  else metrics_.empty_cell();
+  metrics_.end_row();
+  if (loss_count_ > 0) last_train_loss_ = train_loss;
+  loss_sum_ = 0;
+  loss_count_ = 0;
 }
 
 void MetricsRecorder::on_round(const ps::RoundRecord& r) {
@@ -243,9 +292,12 @@ RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& 
 }
 
 std::vector<std::string> figure_names() {
-  return {"sim_time_s", "stopped_by",       "rounds",         "mean_round_s",  "updates",
-          "gradients_applied", "gradients_dropped", "bytes_sent", "flows",        "mean_staleness",
-          "max_staleness", "computing_share", "blocked_share", "bottleneck_link", "bottleneck_utilization"};
+  return {"sim_time_s",        "stopped_by",         "rounds",          "mean_round_s",
+          "updates",           "gradients_applied",  "gradients_dropped", "bytes_sent",
+          "flows",             "mean_staleness",     "max_staleness",   "computing_share",
+          "blocked_share",     "bottleneck_link",    "bottleneck_utilization", "epochs",
+          "final_test_accuracy", "best_test_accuracy", "final_train_loss", "time_to_target_s",
+          "final_perplexity",  "diverged"};
 }
 
 std::vector<Figure> report_figures(const RunReport& r) {
@@ -253,7 +305,7 @@ std::vector<Figure> report_figures(const RunReport& r) {
   const auto integer = [](std::int64_t v) { return fmt::format("{}", v); };
   std::vector<Figure> f = {
       {"sim_time_s", num(to_seconds(r.stats.sim_time))},
-      {"stopped_by", stop_name(r.stats.stopped_by)},
+      {"stopped_by", to_string(r.stats.stopped_by)},
       {"rounds", integer(r.rounds)},
       {"mean_round_s", r.mean_round_s ? num(*r.mean_round_s) : ""},
       {"updates", integer(r.updates)},
@@ -268,6 +320,15 @@ std::vector<Figure> report_figures(const RunReport& r) {
       {"bottleneck_link", r.busiest_links.empty() ? "" : r.busiest_links[0].name},
       {"bottleneck_utilization", r.busiest_links.empty() ? "" : num(r.busiest_links[0].mean)},
   };
+  const auto& t = r.stats.training;
+  const auto maybe = [&](bool present, double v) { return present ? num(v) : std::string(); };
+  f.push_back({"epochs", maybe(r.math, t.final_eval.epochs)});
+  f.push_back({"final_test_accuracy", maybe(r.math && !r.language_model, t.final_eval.test_accuracy)});
+  f.push_back({"best_test_accuracy", maybe(r.math && !r.language_model, t.best_accuracy)});
+  f.push_back({"final_train_loss", maybe(r.math && !std::isnan(r.final_train_loss), r.final_train_loss)});
+  f.push_back({"time_to_target_s", t.time_to_target ? num(to_seconds(*t.time_to_target)) : ""});
+  f.push_back({"final_perplexity", maybe(r.math && r.language_model, t.final_eval.perplexity)});
+  f.push_back({"diverged", r.math ? (t.diverged_at_update ? "true" : "false") : ""});
   return f;
 }
 

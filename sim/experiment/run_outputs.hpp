@@ -1,8 +1,11 @@
 // The files a run writes into its output directory.
 //
 //   scenario.yaml          resolved scenario (written by the caller before the run)
-//   metrics.csv            one row per applied update: time_s, shard, version, worker,
-//                          gradients, staleness_mean, staleness_max
+//   metrics.csv            time series: one "update" row per applied update (time_s, shard,
+//                          version, worker, gradients, staleness_mean, staleness_max,
+//                          train_loss) and one "eval" row per evaluation (updates done in
+//                          `version`, train_loss since the previous one, test_loss,
+//                          test_accuracy, perplexity)
 //   rounds.csv             sync and SSP: one row per round (clock applied by every shard)
 //   workers.csv            per worker: speed factor, iterations, time split
 //   links.csv              per link direction: capacity, bytes, mean and max utilization
@@ -13,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,17 +35,23 @@ class MetricsRecorder : public ps::PsObserver {
   MetricsRecorder(const std::filesystem::path& dir, bool rounds_table);
   void on_update(const ps::UpdateRecord& u) override;
   void on_round(const ps::RoundRecord& r) override;
+  void on_eval(const ps::EvalRecord& e) override;
   /// Renames the files into place.
   void commit();
 
   std::int64_t rounds() const { return rounds_; }
   TimeNs round_time_sum() const { return round_time_sum_; }
+  /// Mean training loss of shard 0's updates in the last evaluation interval (NaN if none).
+  double last_train_loss() const { return last_train_loss_; }
 
  private:
   output::CsvWriter metrics_;
   std::unique_ptr<output::CsvWriter> rounds_csv_;
   std::int64_t rounds_ = 0;
   TimeNs round_time_sum_ = 0;
+  double loss_sum_ = 0;
+  std::int64_t loss_count_ = 0;
+  double last_train_loss_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The figures summary.json reports, gathered once.
@@ -66,6 +76,10 @@ struct RunReport {
   };
   std::vector<Link> busiest_links;  ///< by mean utilization, at most 10
   net::MaxMinSolver::Stats solver;
+  // Real models with math
+  bool math = false;
+  bool language_model = false;
+  double final_train_loss = 0;  ///< NaN: no update in the last evaluation interval
 };
 
 /// Writes workers.csv, links.csv, link_utilization.csv and, last, summary.json.

@@ -17,6 +17,7 @@ struct UpdateRecord {
   std::int64_t gradients = 0;
   double staleness_mean = 0;  ///< updates applied since each gradient's parameters were sent
   std::int64_t staleness_max = 0;
+  double train_loss = 0;      ///< mean training loss of the gradients (NaN without math)
 };
 
 /// Sync and SSP: clock `round` has been applied by every shard.
@@ -37,6 +38,17 @@ struct GradientRecord {
   bool accepted = true;        ///< false: dropped (late in a sync round with backup workers)
 };
 
+/// An evaluation of the servers' current parameters on the test data.
+struct EvalRecord {
+  TimeNs time = 0;
+  std::int64_t updates = 0;   ///< shard updates applied so far
+  double epochs = 0;          ///< training samples applied (shard 0) / training items
+  double test_loss = 0;
+  double test_accuracy = 0;
+  double perplexity = 0;      ///< exp(test_loss); reported for language models
+  bool language_model = false;
+};
+
 /// What a worker is doing; the time split gives each instant to the first that applies.
 enum class WorkerState { Computing, Pushing, Pulling, Blocked };
 
@@ -46,6 +58,7 @@ class PsObserver {
   virtual void on_update(const UpdateRecord&) {}
   virtual void on_round(const RoundRecord&) {}
   virtual void on_gradient(const GradientRecord&) {}
+  virtual void on_eval(const EvalRecord&) {}
   /// Worker `worker` starts its iteration `iteration` (0, 1, ...).
   virtual void on_compute_start(std::int64_t /*worker*/, std::int64_t /*iteration*/) {}
   /// Worker `worker` was in `state` from `start` to `end` (end > start).

@@ -1,13 +1,15 @@
 #include "sim/ps/ps_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace pssim::ps {
 
 PsEngine::PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& compute, PsConfig config, PsLayout layout,
-                   PsObserver* observer)
-    : sim_(sim), transport_(transport), compute_(compute), config_(config), observer_(observer) {
+                   PsObserver* observer, PsMath* math)
+    : sim_(sim), transport_(transport), compute_(compute), config_(config), observer_(observer), math_(math) {
   const std::size_t n = layout.worker_hosts.size(), s = layout.shards.size();
   if (n == 0 || s == 0) throw std::invalid_argument("a PS system needs workers and shards");
   if (layout.shard_hosts.size() != s) throw std::invalid_argument("one host per shard");
@@ -21,6 +23,7 @@ PsEngine::PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& comp
     worker.host = layout.worker_hosts[w];
     worker.held.assign(s, -1);
     worker.used.assign(s, -1);
+    if (math) worker.held_slices.assign(s, nullptr);
     worker.state_since = sim.now();
   }
   shards_.resize(s);
@@ -45,8 +48,10 @@ std::uint64_t PsEngine::new_message(const Message& m) {
 }
 
 void PsEngine::start() {
-  for (auto& shard : shards_)
+  for (auto& shard : shards_) {
+    if (math_) shard.current = math_->initial_slice(shard.index);
     for (std::size_t w = 0; w < workers_.size(); ++w) send_pull(shard, w);
+  }
 }
 
 // ---- time split ----------------------------------------------------------------------------
@@ -82,7 +87,8 @@ void PsEngine::finish() {
 // ---- messages ------------------------------------------------------------------------------
 
 void PsEngine::on_delivered(std::uint64_t tag) {
-  const Message m = messages_[tag];
+  const Message m = std::move(messages_[tag]);  // the pool slot must not keep slices alive
+  messages_[tag] = {};
   free_messages_.push_back(static_cast<std::uint32_t>(tag));
   if (m.kind == Message::Kind::Pull) receive_pull(m);
   else receive_push(m);
@@ -91,7 +97,7 @@ void PsEngine::on_delivered(std::uint64_t tag) {
 void PsEngine::send_pull(ShardState& s, std::size_t worker) {
   Worker& w = workers_[worker];
   const auto tag = new_message({Message::Kind::Pull, static_cast<std::int64_t>(worker),
-                                static_cast<std::int64_t>(s.index), s.version, 0});
+                                static_cast<std::int64_t>(s.index), s.version, 0, s.current, nullptr, nullptr});
   ++w.pulls_in_flight;
   set_flags(w);
   transport_.send(s.host, w.host, s.bytes, this, tag);
@@ -115,7 +121,10 @@ void PsEngine::receive_pull(const Message& m) {
       break;
     }
   }
-  w.held[s] = std::max(before, m.version);
+  if (m.version > before) {
+    w.held[s] = m.version;
+    if (math_) w.held_slices[s] = m.slice;
+  }
   set_flags(w);
   try_start(w);
 }
@@ -130,6 +139,10 @@ void PsEngine::try_start(Worker& w) {
   w.used = w.held;
   w.computing = true;
   if (observer_) observer_->on_compute_start(static_cast<std::int64_t>(w.index), w.iteration);
+  if (math_) {
+    w.ticket = math_->start_gradient(w.index, w.iteration, w.held_slices);
+    if (math_->needs_computed_on()) w.used_slices = w.held_slices;
+  }
   ++w.iteration;
   switch (config_.mode) {
     case PsConfig::Mode::Async:
@@ -150,12 +163,16 @@ void PsEngine::finish_compute(Worker& w) {
   w.computing = false;
   ++w.stats.iterations;
   const std::int64_t clock = w.iteration - 1;
+  GradientRef gradient = math_ ? math_->gradient(w.ticket) : nullptr;
   for (auto& s : shards_) {
+    const SliceRef computed_on = w.used_slices.empty() ? nullptr : w.used_slices[s.index];
     const auto tag = new_message({Message::Kind::Push, static_cast<std::int64_t>(w.index),
-                                  static_cast<std::int64_t>(s.index), w.used[s.index], clock});
+                                  static_cast<std::int64_t>(s.index), w.used[s.index], clock, nullptr, gradient,
+                                  computed_on});
     ++w.pushes_in_flight;
     transport_.send(w.host, s.host, s.bytes, this, tag);
   }
+  w.used_slices.clear();
   set_flags(w);
   try_start(w);  // SSP may go on at once
 }
@@ -170,12 +187,12 @@ void PsEngine::receive_push(const Message& m) {
   switch (config_.mode) {
     case PsConfig::Mode::Async:
       if (observer_) observer_->on_gradient(g);
-      s.async_queue.emplace_back(m.worker, m.version);
+      s.async_queue.push_back({m.worker, m.version, m.gradient, m.computed_on});
       if (!s.applying) begin_apply(s);
       return;
     case PsConfig::Mode::Sync: {
       const std::int64_t needed = n - config_.backup_workers;
-      if (s.collected.empty()) s.collected.push_back(0), s.staleness_sum.push_back(0), s.staleness_max.push_back(0);
+      ensure_slot(s, 0);
       g.accepted = m.version == s.version && !s.applying && s.collected.front() < needed;
       if (observer_) observer_->on_gradient(g);
       if (!g.accepted) {
@@ -185,14 +202,26 @@ void PsEngine::receive_push(const Message& m) {
       }
       ++s.collected.front();
       record_staleness(0);
+      if (m.gradient) {
+        math_->accumulate(s.index, s.version, static_cast<std::size_t>(m.worker), m.gradient, 0);
+        s.loss_sum.front() += m.gradient->loss;
+        s.samples.front() += m.gradient->samples;
+        note_loss(m.gradient);
+      }
       if (s.collected.front() == needed) begin_apply(s);
       return;
     }
     case PsConfig::Mode::Ssp: {
       const auto slot = static_cast<std::size_t>(m.clock - s.version);
-      while (s.collected.size() <= slot) s.collected.push_back(0), s.staleness_sum.push_back(0), s.staleness_max.push_back(0);
+      ensure_slot(s, slot);
       const std::int64_t tau = m.clock - m.version;  // the update for clock c is version c
       if (observer_) observer_->on_gradient(g);
+      if (m.gradient) {
+        math_->accumulate(s.index, m.clock, static_cast<std::size_t>(m.worker), m.gradient, tau);
+        s.loss_sum[slot] += m.gradient->loss;
+        s.samples[slot] += m.gradient->samples;
+        note_loss(m.gradient);
+      }
       ++s.collected[slot];
       s.staleness_sum[slot] += static_cast<double>(tau);
       s.staleness_max[slot] = std::max(s.staleness_max[slot], tau);
@@ -205,10 +234,27 @@ void PsEngine::receive_push(const Message& m) {
 
 // ---- applying updates ----------------------------------------------------------------------
 
+void PsEngine::ensure_slot(ShardState& s, std::size_t slot) {
+  while (s.collected.size() <= slot) {
+    s.collected.push_back(0);
+    s.staleness_sum.push_back(0);
+    s.staleness_max.push_back(0);
+    s.loss_sum.push_back(0);
+    s.samples.push_back(0);
+  }
+}
+
+// A training loss that is NaN or infinite ends the run: the model diverged.
+void PsEngine::note_loss(const GradientRef& g) {
+  if (std::isfinite(g->loss) || diverged_at_) return;
+  diverged_at_ = totals_.updates + 1;
+  finished_ = true;
+}
+
 void PsEngine::begin_apply(ShardState& s) {
   s.applying = true;
   if (config_.mode == PsConfig::Mode::Async) {
-    std::tie(s.applying_worker, s.applying_used) = s.async_queue.front();
+    s.applying_now = std::move(s.async_queue.front());
     s.async_queue.pop_front();
   }
   if (!config_.apply_bandwidth) {
@@ -224,23 +270,43 @@ void PsEngine::finish_apply(ShardState& s) {
   UpdateRecord u;
   u.time = sim_.now();
   u.shard = static_cast<std::int64_t>(s.index);
+  u.train_loss = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t samples = 0;
   if (config_.mode == PsConfig::Mode::Async) {
-    const std::int64_t tau = s.version - s.applying_used;
+    auto& a = s.applying_now;
+    const std::int64_t tau = s.version - a.used;
     record_staleness(tau);
+    if (a.gradient) {
+      note_loss(a.gradient);
+      s.current = math_->apply_one(s.index, a.gradient, tau, a.computed_on);
+      u.train_loss = a.gradient->loss;
+      samples = a.gradient->samples;
+    }
     ++s.version;
-    u.worker = s.applying_worker;
+    u.worker = a.worker;
     u.gradients = 1;
     u.staleness_mean = static_cast<double>(tau);
     u.staleness_max = tau;
+    a.gradient.reset();
+    a.computed_on.reset();
   } else {
     u.gradients = s.collected.front();
     u.staleness_mean = s.staleness_sum.front() / static_cast<double>(u.gradients);
     u.staleness_max = s.staleness_max.front();
+    if (math_) {
+      s.current = math_->apply_average(s.index, s.version, u.gradients);
+      u.train_loss = s.loss_sum.front() / static_cast<double>(u.gradients);
+      samples = s.samples.front();
+    }
     s.collected.pop_front();
     s.staleness_sum.pop_front();
     s.staleness_max.pop_front();
+    s.loss_sum.pop_front();
+    s.samples.pop_front();
     ++s.version;
   }
+  if (s.index == 0) totals_.samples += samples;
+  if (config_.stop_samples && totals_.samples >= *config_.stop_samples) finished_ = true;
   u.version = s.version;
   ++totals_.updates;
   totals_.gradients_applied += u.gradients;
@@ -249,7 +315,7 @@ void PsEngine::finish_apply(ShardState& s) {
     finished_ = true;
 
   if (config_.mode == PsConfig::Mode::Async) {
-    send_pull(s, static_cast<std::size_t>(s.applying_worker));
+    send_pull(s, static_cast<std::size_t>(s.applying_now.worker));
     if (!s.async_queue.empty()) begin_apply(s);
     return;
   }

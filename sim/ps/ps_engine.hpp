@@ -15,9 +15,12 @@
 // Every shard sends version 0 to every worker at time 0. Staleness of a gradient at a
 // shard = the shard's version when it is applied - the version it was computed on.
 //
-// Timing only: the engine knows sizes and FLOPs. The time split of each worker gives
-// every instant to the first true of computing, pushing (own gradients in flight),
-// pulling (slices in flight to it), blocked (waiting for others).
+// Math: with a PsMath, every message carries what it stands for (a shard's slice at a
+// version, or a worker's gradient), workers compute real gradients on the slices they
+// hold, and shards apply real updates (see ps_math.hpp); without one, the engine only
+// times things. The time split of each worker gives every instant to the first true of
+// computing, pushing (own gradients in flight), pulling (slices in flight to it), blocked
+// (waiting for others).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@
 #include "sim/ps/compute_model.hpp"
 #include "sim/ps/observer.hpp"
 #include "sim/ps/partition.hpp"
+#include "sim/ps/ps_math.hpp"
 
 namespace pssim::ps {
 
@@ -40,6 +44,7 @@ struct PsConfig {
   double flops_per_iteration = 0;          ///< batch x FLOPs per sample
   std::optional<double> apply_bandwidth;   ///< bytes/s of slice a shard updates; none: free
   std::optional<std::int64_t> stop_updates;  ///< finished() once every shard has this many
+  std::optional<std::int64_t> stop_samples;  ///< finished() once shard 0's updates covered this many samples
 };
 
 struct PsLayout {
@@ -55,6 +60,7 @@ struct WorkerStats {
 
 struct PsTotals {
   std::int64_t updates = 0;            ///< shard updates applied
+  std::int64_t samples = 0;            ///< training samples in shard 0's updates (math only)
   std::int64_t gradients_applied = 0;  ///< gradient slices included in updates
   std::int64_t gradients_dropped = 0;
   std::int64_t rounds = 0;             ///< sync/ssp: clocks applied by every shard
@@ -64,14 +70,21 @@ struct PsTotals {
 class PsEngine : private net::MessageSink {
  public:
   PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& compute, PsConfig config, PsLayout layout,
-           PsObserver* observer = nullptr);
+           PsObserver* observer = nullptr, PsMath* math = nullptr);
   PsEngine(const PsEngine&) = delete;
   PsEngine& operator=(const PsEngine&) = delete;
 
   /// Schedules the initial broadcast (version 0 to every worker) at the current time.
   void start();
-  /// True once every shard has applied config.stop_updates updates.
+  /// True once a stop condition of the config holds, or the training loss diverged.
   bool finished() const { return finished_; }
+  /// The update (1-based count of updates applied) whose gradient had a NaN or infinite
+  /// loss, if one had.
+  std::optional<std::int64_t> diverged_at() const { return diverged_at_; }
+  /// Stops the workers (no new computation starts): for stop conditions decided outside.
+  void stop() { finished_ = true; }
+  /// Current slice of shard s (math only).
+  const SliceRef& shard_slice(std::size_t s) const { return shards_[s].current; }
   /// Closes the workers' time accounting at the current time (call once, at the end).
   void finish();
 
@@ -88,6 +101,9 @@ class PsEngine : private net::MessageSink {
     net::NodeId host = 0;
     std::vector<std::int64_t> held;  // version of each shard's slice held (-1: none yet)
     std::vector<std::int64_t> used;  // versions the current/last computation used
+    std::vector<SliceRef> held_slices;  // math: the slices held
+    std::vector<SliceRef> used_slices;  // math, delay compensation only: the slices used
+    std::uint64_t ticket = 0;           // math: the gradient being computed
     std::int64_t ready = 0;          // shards whose slice allows the next computation
     std::int64_t iteration = 0;      // computations started
     bool computing = false;
@@ -106,18 +122,28 @@ class PsEngine : private net::MessageSink {
     std::deque<std::int64_t> collected;
     std::deque<double> staleness_sum;
     std::deque<std::int64_t> staleness_max;
+    std::deque<double> loss_sum;         // math: training losses of the collected gradients
+    std::deque<std::int64_t> samples;    // math: their samples
     std::int64_t dropped_this_round = 0;
     // applying
     bool applying = false;
-    std::deque<std::pair<std::int64_t, std::int64_t>> async_queue;  // (worker, version used)
-    std::int64_t applying_worker = -1;
-    std::int64_t applying_used = 0;
+    struct Pending {
+      std::int64_t worker, used;
+      GradientRef gradient;
+      SliceRef computed_on;
+    };
+    std::deque<Pending> async_queue;
+    Pending applying_now;
+    SliceRef current;  // math: the slice at `version`
   };
   struct Message {
     enum class Kind : std::uint8_t { Pull, Push } kind = Kind::Pull;
     std::int64_t worker = 0, shard = 0;
     std::int64_t version = 0;  // pull: version sent; push: version computed on
     std::int64_t clock = 0;    // push: the worker's iteration index
+    SliceRef slice;            // math, pull: the slice sent
+    GradientRef gradient;      // math, push: the gradient
+    SliceRef computed_on;      // math, push with delay compensation: the slice it used
   };
 
   void on_delivered(std::uint64_t tag) override;
@@ -134,6 +160,8 @@ class PsEngine : private net::MessageSink {
   void begin_apply(ShardState& s);
   void finish_apply(ShardState& s);
   void record_staleness(std::int64_t tau);
+  void note_loss(const GradientRef& g);
+  void ensure_slot(ShardState& s, std::size_t slot);
   void clock_applied(std::int64_t clock, std::int64_t dropped);
 
   Simulator& sim_;
@@ -141,6 +169,7 @@ class PsEngine : private net::MessageSink {
   ComputeModel& compute_;
   PsConfig config_;
   PsObserver* observer_;
+  PsMath* math_;
   std::vector<Worker> workers_;
   std::vector<ShardState> shards_;
   std::vector<Message> messages_;
@@ -151,6 +180,7 @@ class PsEngine : private net::MessageSink {
   TimeNs last_round_end_ = 0;
   std::int64_t shards_at_stop_ = 0;
   bool finished_ = false;
+  std::optional<std::int64_t> diverged_at_;
   PsTotals totals_;
 };
 

@@ -1,0 +1,55 @@
+// PsMath: what the protocols need from the gradient math, in the protocols' own terms.
+//
+// A shard's parameters at a version are an immutable, shared slice (SliceRef): a pull
+// hands the worker a reference, not a copy, so workers holding the same version share it.
+// A worker's gradient is computed on exactly the slices it holds, from its own data; the
+// shards apply updates to their slices. PsEngine drives these calls in simulation order;
+// TrainingMath implements them with models/, tests with fakes. A run without math passes
+// no PsMath and the engine only times things.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace pssim::ps {
+
+/// A shard's parameters at one version: its ranges of the flat vector, concatenated.
+using SliceRef = std::shared_ptr<const std::vector<float>>;
+
+struct GradientData {
+  std::vector<float> values;  ///< the whole flat vector's gradient (each shard reads its ranges)
+  double loss = 0;            ///< mean training loss of the batch
+  std::int64_t samples = 0;   ///< batch size
+};
+using GradientRef = std::shared_ptr<const GradientData>;
+
+class PsMath {
+ public:
+  virtual ~PsMath() = default;
+
+  /// Shard s's slice at version 0.
+  virtual SliceRef initial_slice(std::size_t shard) = 0;
+
+  /// Starts the gradient of worker w's iteration `iteration` on `held` (one slice per
+  /// shard); returns a ticket for gradient(). May run in the background.
+  virtual std::uint64_t start_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) = 0;
+  /// The result of a started gradient (waits for it). Each ticket is redeemed once.
+  virtual GradientRef gradient(std::uint64_t ticket) = 0;
+
+  /// Sync and SSP: adds worker w's gradient g (staleness tau) to shard s's update for
+  /// `clock`. The update sums its gradients in worker order, not arrival order, so the
+  /// math does not depend on timing (sharding or placement change time, not results).
+  virtual void accumulate(std::size_t shard, std::int64_t clock, std::size_t worker, const GradientRef& g,
+                          std::int64_t tau) = 0;
+  /// Sync and SSP: applies the average of the `count` gradients given for `clock` and
+  /// returns the shard's new slice.
+  virtual SliceRef apply_average(std::size_t shard, std::int64_t clock, std::int64_t count) = 0;
+  /// Async: applies one gradient of staleness tau, computed on `computed_on` (null unless
+  /// needs_computed_on()), and returns the shard's new slice.
+  virtual SliceRef apply_one(std::size_t shard, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) = 0;
+  /// True when apply_one needs the slice a gradient was computed on (delay compensation).
+  virtual bool needs_computed_on() const { return false; }
+};
+
+}  // namespace pssim::ps

@@ -1,0 +1,127 @@
+// TrainingMath: PsMath with real networks, data and optimizers (models/).
+//
+// Shards: each owns its ranges of the flat parameter vector as one contiguous slice, a
+// SliceOptimizer per range (its state sliced the same way), and per-clock gradient sums.
+// Every update writes a new slice (copy, then update), so a slice handed to workers never
+// changes; slices and gradient buffers come from pools and go back when unreferenced.
+// Workers: each has its items (iid or Dirichlet partition) and a batch sampler, both
+// seeded per worker; a gradient is computed on the held slices, assembled into one vector
+// (no copy for a single contiguous shard), by a JobPool job.
+//
+// Determinism: a gradient depends only on (slices, batch, dropout seed); an averaged update
+// sums its gradients in worker order (whatever order they arrived in); evaluation sums
+// batch results in batch order. Outputs are identical for any number of threads, and
+// sharding or placement change the timing but not the parameters.
+//
+// Learning rate of an update: optimizer lr x linear scaling (workers x batch / base batch,
+// ramped over warmup updates) x staleness factor (1, 1/max(tau,1) or 1/(1+tau)); the
+// optimizer's own warm-up applies on top. Delay compensation (DC-ASGD) adds
+// lambda g*g*(w_now - w_then) to an async gradient.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "models/data/partition.hpp"
+#include "models/data/training_data.hpp"
+#include "models/nets/network.hpp"
+#include "models/optim/optimizer.hpp"
+#include "sim/ps/job_pool.hpp"
+#include "sim/ps/partition.hpp"
+#include "sim/ps/ps_math.hpp"
+
+namespace pssim::ps {
+
+struct LearningRatePolicy {
+  enum class Staleness { None, Inverse, InversePlusOne } staleness = Staleness::None;
+  double scale = 1.0;               ///< linear scaling factor (1: none)
+  std::int64_t warmup_updates = 0;  ///< ramp from 1 to scale over this many updates of a shard
+  std::optional<double> delay_compensation;  ///< DC-ASGD lambda
+};
+
+struct TrainingMathConfig {
+  models::OptimizerSpec optimizer;
+  LearningRatePolicy lr;
+  std::int64_t workers = 1;
+  std::int64_t batch_size = 64;
+  std::uint64_t seed = 1;
+  unsigned threads = 1;
+};
+
+class TrainingMath : public PsMath {
+ public:
+  /// `network` and `data` must outlive this object.
+  TrainingMath(const models::Network& network, const models::TrainingData& data, std::vector<Shard> shards,
+               const TrainingMathConfig& config);
+  ~TrainingMath() override;
+
+  SliceRef initial_slice(std::size_t shard) override;
+  std::uint64_t start_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) override;
+  GradientRef gradient(std::uint64_t ticket) override;
+  void accumulate(std::size_t shard, std::int64_t clock, std::size_t worker, const GradientRef& g,
+                  std::int64_t tau) override;
+  SliceRef apply_average(std::size_t shard, std::int64_t clock, std::int64_t count) override;
+  SliceRef apply_one(std::size_t shard, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) override;
+  bool needs_computed_on() const override { return config_.lr.delay_compensation.has_value(); }
+
+  /// Test loss and accuracy (or perplexity) of the parameters made of `slices` (one per
+  /// shard), evaluated in parallel on the job pool.
+  models::EvalResult evaluate(const std::vector<SliceRef>& slices);
+  /// The full parameter vector made of `slices`.
+  std::vector<float> assemble(const std::vector<SliceRef>& slices) const;
+
+  std::int64_t train_items() const { return data_.num_train_items(); }
+
+ private:
+  struct ShardMath {
+    std::vector<Range> ranges;
+    std::size_t length = 0;
+    std::vector<models::SliceOptimizer> optimizers;  // one per range
+    struct Contribution {
+      std::size_t worker;
+      GradientRef gradient;
+      std::int64_t tau;
+    };
+    std::unordered_map<std::int64_t, std::vector<Contribution>> pending;  // per clock
+    std::int64_t updates = 0;
+  };
+  struct ThreadState {
+    std::unique_ptr<models::Workspace> workspace;
+    std::vector<float> params;
+    models::Batch batch;
+  };
+  struct Pending {
+    std::shared_ptr<JobPool::Ticket> ticket;
+    std::shared_ptr<GradientData> result;
+  };
+
+  std::span<const float> params_view(const std::vector<SliceRef>& slices, std::vector<float>& buffer) const;
+  std::shared_ptr<std::vector<float>> new_slice(std::size_t shard);
+  std::shared_ptr<GradientData> new_gradient();
+  double learning_rate(const ShardMath& s, std::int64_t tau) const;
+  double staleness_factor(std::int64_t tau) const;
+  SliceRef apply(std::size_t shard, std::vector<float>& grad_slice, double lr, const SliceRef& computed_on);
+
+  const models::Network& network_;
+  const models::TrainingData& data_;
+  TrainingMathConfig config_;
+  std::vector<ShardMath> shards_;
+  std::vector<SliceRef> current_;
+  std::vector<models::BatchSampler> samplers_;
+  std::vector<std::uint64_t> dropout_seeds_;
+  std::vector<ThreadState> threads_;
+  std::unordered_map<std::uint64_t, Pending> pending_;
+  std::uint64_t next_ticket_ = 1;
+  // Buffer pools: returned buffers are reused (no page faults for large allocations).
+  std::mutex pool_mutex_;
+  std::vector<GradientData*> free_gradients_;
+  std::vector<std::vector<std::vector<float>*>> free_slices_;  // per shard
+  std::shared_ptr<bool> alive_;  // pool deleters check it: buffers may outlive the object
+  JobPool pool_;  // last: destroyed first, so no job runs on a half-destroyed object
+};
+
+}  // namespace pssim::ps

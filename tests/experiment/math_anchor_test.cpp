@@ -1,0 +1,134 @@
+// Correctness anchors of training inside the simulation: the protocols must do exactly the
+// math they claim, whatever the timing. Small models and synthetic data.
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "models/core/seed.hpp"
+#include "models/data/training_data.hpp"
+#include "models/nets/build_network.hpp"
+#include "models/optim/optimizer.hpp"
+#include "sim/experiment/experiment.hpp"
+#include "sim/scenario/load_scenario.hpp"
+
+using namespace pssim;
+
+namespace {
+
+// A small classification job on synthetic images over a star network.
+std::string scenario_text(const std::string& model, const std::string& protocol, int workers, int batch, int updates,
+                          const std::string& extra = "") {
+  return "name: anchor\nseed: 5\nmodel: " + model +
+         "\ndata: {kind: synthetic, batch_size: " + std::to_string(batch) +
+         ", train_items: 512, test_items: 128}\n"
+         "training:\n  optimizer: {kind: sgd, lr: 0.1}\n  stop: {updates: " +
+         std::to_string(updates) + "}\ncluster:\n  workers: {count: " + std::to_string(workers) +
+         ", speed: {dist: lognormal, sigma: 0.5}}\nprotocol: " + protocol + "\n" + extra;
+}
+
+std::vector<float> run_params(const std::string& text, std::vector<std::string> overrides = {}, unsigned threads = 1) {
+  const auto loaded = scenario::load_scenario_text(text, "anchor.yaml", {overrides, {}});
+  experiment::Experiment e(loaded.scenario, threads);
+  e.run(nullptr);
+  return e.parameters();
+}
+
+struct Reference {
+  models::TrainingData data;
+  std::unique_ptr<models::Network> net;
+  std::vector<float> params;
+};
+
+Reference reference(const std::string& text) {
+  const auto s = scenario::load_scenario_text(text, "anchor.yaml").scenario;
+  Reference r{models::TrainingData::load(s.data.spec, s.seed), nullptr, {}};
+  models::NetworkSpec spec = s.model.network;
+  r.data.adapt(spec);
+  r.net = models::build_network<float>(spec);
+  r.params = r.net->init_params(models::derive_seed(s.seed, "init"));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sync with N workers x batch b equals one-process SGD with batch N*b", "[anchor]") {
+  // The same samples: worker w's batches come from its sampler (seeded as documented in
+  // training_math.hpp). Mean of N batch means = mean over the N*b samples.
+  const int n = 4, b = 8, rounds = 6;
+  const std::string text = scenario_text("{kind: mlp, hidden: [16]}", "{mode: sync}", n, b, rounds);
+  const std::vector<float> simulated = run_params(text);
+
+  Reference r = reference(text);
+  const models::Partition parts = r.data.partition(n, models::derive_seed(5, "partition"));
+  std::vector<models::BatchSampler> samplers;
+  for (int w = 0; w < n; ++w) samplers.emplace_back(parts[w], b, models::derive_seed(5, "sampler", w));
+  auto ws = r.net->make_workspace();
+  std::vector<float> grad(r.params.size());
+  models::OptimizerSpec sgd;
+  sgd.lr = 0.1;
+  models::SliceOptimizer opt(sgd, 0, r.params.size());
+  models::Batch batch;
+  for (int k = 0; k < rounds; ++k) {
+    std::vector<std::int64_t> items;
+    for (auto& s : samplers) {
+      const auto next = s.next();
+      items.insert(items.end(), next.begin(), next.end());
+    }
+    r.data.fill_batch(items, batch);
+    r.net->loss_and_gradient(r.params, batch.view(), grad, *ws, 0);
+    opt.step_full(r.params, grad, sgd.lr);
+  }
+  REQUIRE(simulated.size() == r.params.size());
+  for (std::size_t i = 0; i < r.params.size(); ++i) REQUIRE(simulated[i] == Approx(r.params[i]).margin(1e-5));
+}
+
+TEST_CASE("async with one worker equals sequential SGD exactly", "[anchor]") {
+  // Momentum and dropout too: the optimizer state and the dropout seeds must line up.
+  const std::string model = "{kind: cnn, layers: [{kind: conv2d, out: 2, kernel: 3}, {kind: relu}, {kind: dropout, p: 0.3}, "
+                            "{kind: flatten}, {kind: linear, out: 10}]}";
+  const int steps = 7;
+  std::string text = scenario_text(model, "{mode: async}", 1, 16, steps);
+  const std::vector<float> simulated = run_params(text, {"training.optimizer.momentum=0.9"});
+
+  Reference r = reference(text);
+  const models::Partition parts = r.data.partition(1, models::derive_seed(5, "partition"));
+  models::BatchSampler sampler(parts[0], 16, models::derive_seed(5, "sampler", 0));
+  auto ws = r.net->make_workspace();
+  std::vector<float> grad(r.params.size());
+  models::OptimizerSpec sgd;
+  sgd.lr = 0.1;
+  sgd.momentum = 0.9;
+  models::SliceOptimizer opt(sgd, 0, r.params.size());
+  models::Batch batch;
+  const std::uint64_t dropout = models::derive_seed(5, "dropout", 0);
+  for (int k = 0; k < steps; ++k) {
+    r.data.fill_batch(sampler.next(), batch);
+    r.net->loss_and_gradient(r.params, batch.view(), grad, *ws, models::derive_seed(dropout, "iteration", k));
+    opt.step_full(r.params, grad, sgd.lr);
+  }
+  CHECK(simulated == r.params);  // bit for bit
+}
+
+TEST_CASE("sharding changes time, not math: sharded sync equals unsharded sync exactly", "[anchor]") {
+  const std::string text = scenario_text("{kind: mlp, hidden: [16]}", "{mode: sync}", 3, 8, 5);
+  const auto one = run_params(text);
+  CHECK(run_params(text, {"cluster.servers={count: 3, shards: 3}"}) == one);
+  CHECK(run_params(text, {"cluster.servers={count: 2, shards: 4, partition: layer, placement: balanced}"}) == one);
+  CHECK(run_params(text, {"cluster.servers={placement: colocated}"}) == one);
+  CHECK(run_params(text, {"training.optimizer.momentum=0.9"}) != one);  // the comparison can fail
+}
+
+TEST_CASE("SSP with bound 0 equals sync exactly", "[anchor]") {
+  const std::string text = scenario_text("{kind: mlp, hidden: [16]}", "{mode: sync}", 4, 8, 6);
+  CHECK(run_params(text, {"protocol={mode: ssp, staleness: 0}"}) == run_params(text));
+  CHECK(run_params(text, {"protocol={mode: ssp, staleness: 2}"}) != run_params(text));
+}
+
+TEST_CASE("results are bit-identical for any number of threads", "[anchor]") {
+  const std::string text = scenario_text("{kind: mlp, hidden: [16]}", "{mode: async}", 6, 8, 12);
+  const std::vector<std::string> two_servers = {"cluster.servers={count: 2}"};
+  const auto one = run_params(text, two_servers, 1);
+  CHECK(run_params(text, two_servers, 2) == one);
+  CHECK(run_params(text, two_servers, 4) == one);
+}
