@@ -5,13 +5,16 @@
 #include "sim/cli/exit_codes.hpp"
 #include "sim/cli/report.hpp"
 #include "sim/scenario/load_scenario.hpp"
+#include "sim/scenario/yaml_loader.hpp"
+#include "sim/sweep/sweep_spec.hpp"
 
 namespace pssim::cli {
 
 void add_validate_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("validate", "Check scenario files: exit 0 when all are valid, 2 otherwise");
+  auto* cmd = app.add_subcommand("validate", "Check scenario (or sweep) files: exit 0 when all are valid, 2 otherwise");
   cmd->footer(
-      "Example:\n  pssim validate scenarios/*.yaml\n\n"
+      "Example:\n  pssim validate scenarios/*.yaml scenarios/sweeps/*.yaml\n\n"
+      "A file with a `base:` key is a sweep: every point's scenario is checked.\n"
       "Every problem is printed as file:line:col: error: message.");
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("scenarios", *files, "Scenario files")->required();
@@ -19,8 +22,14 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     exit_code = kSuccess;
     for (const auto& path : *files) {
       try {
-        const auto loaded = scenario::load_scenario_file(path);
-        fmt::print("{}: ok ({})\n", path, loaded.scenario.name);
+        const auto tree = scenario::load_yaml_file(path);
+        if (tree.is_map() && tree.find("base")) {
+          const auto spec = sweep::load_sweep(path);
+          fmt::print("{}: ok (sweep {}, {} points)\n", path, spec.name, spec.points.size());
+        } else {
+          const auto loaded = scenario::load_scenario_file(path);
+          fmt::print("{}: ok ({})\n", path, loaded.scenario.name);
+        }
       } catch (const scenario::ScenarioError& e) {
         report(e);
         exit_code = kBadInput;

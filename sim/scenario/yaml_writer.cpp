@@ -13,7 +13,7 @@ bool all_scalars(const ConfigNode& seq) {
   return true;
 }
 
-void emit(YAML::Emitter& out, const ConfigNode& node) {
+void emit(YAML::Emitter& out, const ConfigNode& node, bool flow = false) {
   switch (node.kind()) {
     case ConfigNode::Kind::Null: out << YAML::Null; break;
     case ConfigNode::Kind::Scalar:
@@ -21,17 +21,17 @@ void emit(YAML::Emitter& out, const ConfigNode& node) {
       out << node.text();
       break;
     case ConfigNode::Kind::Sequence:
-      if (all_scalars(node)) out << YAML::Flow;
+      if (flow || all_scalars(node)) out << YAML::Flow;
       out << YAML::BeginSeq;
-      for (const auto& item : node.items()) emit(out, item);
+      for (const auto& item : node.items()) emit(out, item, flow);
       out << YAML::EndSeq;
       break;
     case ConfigNode::Kind::Map:
-      if (node.entries().empty()) out << YAML::Flow;
+      if (flow || node.entries().empty()) out << YAML::Flow;
       out << YAML::BeginMap;
       for (const auto& e : node.entries()) {
         out << YAML::Key << e.key << YAML::Value;
-        emit(out, e.value);
+        emit(out, e.value, flow);
       }
       out << YAML::EndMap;
       break;
@@ -39,6 +39,12 @@ void emit(YAML::Emitter& out, const ConfigNode& node) {
 }
 
 }  // namespace
+
+std::string to_flow_yaml(const ConfigNode& node) {
+  YAML::Emitter out;
+  emit(out, node, true);
+  return out.c_str();
+}
 
 std::string to_yaml(const ConfigNode& root, const std::string& header) {
   YAML::Emitter out;

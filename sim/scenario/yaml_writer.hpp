@@ -12,4 +12,7 @@ namespace pssim::scenario {
 /// same tree. `header` lines are written first as comments.
 std::string to_yaml(const ConfigNode& root, const std::string& header = "");
 
+/// One line of flow-style YAML ("{dist: lognormal, sigma: 0.5}", "[1, 2]", "16").
+std::string to_flow_yaml(const ConfigNode& node);
+
 }  // namespace pssim::scenario

@@ -21,14 +21,7 @@ struct Axis {
 };
 
 // A value as a sweep.csv cell: scalars as written, anything else as flow-style YAML.
-std::string value_text(const ConfigNode& v) {
-  if (v.is_scalar()) return v.text();
-  std::string yaml = scenario::to_yaml(v);
-  while (!yaml.empty() && (yaml.back() == '\n' || yaml.back() == ' ')) yaml.pop_back();
-  for (auto& c : yaml)
-    if (c == '\n') c = ' ';
-  return yaml;
-}
+std::string value_text(const ConfigNode& v) { return v.is_scalar() ? v.text() : scenario::to_flow_yaml(v); }
 
 std::vector<Axis> read_axes(const ConfigNode& node, const char* section) {
   std::vector<Axis> axes;

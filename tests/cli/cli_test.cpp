@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -202,9 +203,36 @@ cluster: {workers: {count: 1}}
   CHECK_THAT(r.err, Catch::Contains("needs a real model"));
 }
 
+TEST_CASE("a sweep split in 3 shards run by GNU parallel merges to the single-process result", "[cli][sweep]") {
+  write_scenario("base.yaml", kSmall);
+  const fs::path sweep = write_scenario("sweep.yaml", R"(name: split
+base: base.yaml
+grid:
+  cluster.workers.count: [2, 3, 5]
+  cluster.servers.count: [1, 2]
+seeds: [1, 2]
+)");
+  const fs::path single = scratch() / "sweep-single", split = scratch() / "sweep-split";
+  REQUIRE(pssim("sweep -q " + sweep.string() + " -j 2 -o " + single.string()).code == 0);
+  const std::string cmd = "parallel --will-cite " + std::string(PSSIM_BINARY) + " sweep -q " + sweep.string() +
+                          " --shard {}/3 -j 1 -o " + split.string() + " ::: 1 2 3";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK_FALSE(fs::exists(split / "sweep.csv"));  // shards do not write the table
+  REQUIRE(pssim("sweep -q " + sweep.string() + " --merge -o " + split.string()).code == 0);
+  const std::string table = slurp(single / "sweep.csv");
+  CHECK(std::count(table.begin(), table.end(), '\n') == 13);  // header + 12 points
+  CHECK(slurp(split / "sweep.csv") == table);
+  // A merge with a point missing says so and exits 1.
+  fs::remove(split / "points" / "0004" / "point.csv");
+  const Result r = pssim("sweep " + sweep.string() + " --merge -o " + split.string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("1 missing"));
+}
+
 TEST_CASE("the shipped scenarios are valid", "[cli]") {
   int checked = 0;
-  for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing"})
+  for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing",
+                          fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "sweeps"})
     for (const auto& entry : fs::directory_iterator(dir)) {
       if (entry.path().extension() != ".yaml") continue;
       const Result r = pssim("validate " + entry.path().string());
