@@ -192,6 +192,11 @@ double Experiment::progress_fraction() const {
   return std::min(f, 1.0);
 }
 
+void Experiment::watch_flow_counts(std::function<void(net::ResourceId, std::size_t, TimeNs)> listener) {
+  network_->set_flow_count_listener(
+      [this, listener = std::move(listener)](net::ResourceId r, std::size_t n) { listener(r, n, sim_.now()); });
+}
+
 std::vector<float> Experiment::parameters() const {
   if (!math_) throw std::logic_error("parameters() needs a real model with math");
   std::vector<ps::SliceRef> slices;
@@ -211,6 +216,7 @@ void Experiment::evaluate_now() {
   e.test_accuracy = r.accuracy;
   e.language_model = data_->task() == models::TaskKind::language_model;
   e.perplexity = r.perplexity;
+  e.bytes_sent = network_->bytes_sent();
   outcome_.final_eval = e;
   ++outcome_.evaluations;
   outcome_.best_accuracy = std::max(outcome_.best_accuracy, e.test_accuracy);

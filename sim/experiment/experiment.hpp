@@ -75,6 +75,11 @@ class Experiment {
   /// The real network (null for a synthetic model).
   const models::Network* model_network() const { return network_model_.get(); }
   bool has_math() const { return math_ != nullptr; }
+  /// Reports (link direction, active flows, simulated time) whenever flows start or end.
+  void watch_flow_counts(std::function<void(net::ResourceId, std::size_t, TimeNs)> listener);
+  /// The link directions whose utilization is recorded over time.
+  const std::vector<net::ResourceId>& recorded_links() const { return network_->recorded_resources(); }
+
   /// The servers' current parameters as one flat vector (real models with math).
   std::vector<float> parameters() const;
 
@@ -109,6 +114,7 @@ class Experiment {
     void on_round(const ps::RoundRecord& r) override { if (target) target->on_round(r); }
     void on_gradient(const ps::GradientRecord& g) override { if (target) target->on_gradient(g); }
     void on_eval(const ps::EvalRecord& e) override { if (target) target->on_eval(e); }
+    void on_apply(std::int64_t s, TimeNs a, TimeNs b) override { if (target) target->on_apply(s, a, b); }
     void on_compute_start(std::int64_t w, std::int64_t i) override { if (target) target->on_compute_start(w, i); }
     void on_worker_state(std::int64_t w, ps::WorkerState s, TimeNs a, TimeNs b) override {
       if (target) target->on_worker_state(w, s, a, b);

@@ -1,6 +1,7 @@
 #include "sim/experiment/run_job.hpp"
 
 #include "sim/experiment/run_outputs.hpp"
+#include "sim/experiment/trace_recorder.hpp"
 #include "sim/output/atomic_file.hpp"
 
 namespace pssim::experiment {
@@ -26,9 +27,20 @@ JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::fi
   output::write_file_atomically(dir / "scenario.yaml", scenario::resolved_yaml(loaded));
   const bool rounds = loaded.scenario.protocol.mode != scenario::ProtocolConfig::Mode::Async;
   MetricsRecorder recorder(dir, rounds);
+  std::unique_ptr<TraceRecorder> trace;
+  std::vector<ps::PsObserver*> observers = {&recorder};
+  if (loaded.scenario.output.trace) {
+    trace = std::make_unique<TraceRecorder>(dir, experiment.topology(), experiment.engine().workers(),
+                                            experiment.engine().shards(), experiment.recorded_links());
+    experiment.watch_flow_counts(
+        [t = trace.get()](net::ResourceId r, std::size_t n, TimeNs now) { t->on_flow_count(r, n, now); });
+    observers.push_back(trace.get());
+  }
+  ps::ObserverList all(observers);
   JobResult result;
-  result.stats = experiment.run(&recorder, options.on_progress);
+  result.stats = experiment.run(&all, options.on_progress);
   recorder.commit();
+  if (trace) trace->commit();
   const RunReport report = write_run_outputs(dir, experiment, result.stats, recorder);
   result.figures = report_figures(report);
   return result;

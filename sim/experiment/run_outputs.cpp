@@ -225,7 +225,8 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
 
 MetricsRecorder::MetricsRecorder(const std::filesystem::path& dir, bool rounds_table)
     : metrics_(dir / "metrics.csv", {"time_s", "event", "shard", "version", "worker", "gradients", "staleness_mean",
-                                     "staleness_max", "train_loss", "test_loss", "test_accuracy", "perplexity"}) {
+                                     "staleness_max", "train_loss", "test_loss", "test_accuracy", "perplexity",
+                                     "bytes_sent", "epochs"}) {
   if (rounds_table)
     rounds_csv_ = std::make_unique<output::CsvWriter>(
         dir / "rounds.csv", std::vector<std::string>{"round", "end_s", "duration_s", "dropped_gradients"});
@@ -244,7 +245,7 @@ void MetricsRecorder::on_update(const ps::UpdateRecord& u) {
   else metrics_.empty_cell();
   metrics_.cell(u.gradients).cell(u.staleness_mean).cell(u.staleness_max);
   loss_cell(metrics_, u.train_loss);
-  metrics_.empty_cell().empty_cell().empty_cell();
+  metrics_.empty_cell().empty_cell().empty_cell().empty_cell().empty_cell();
   metrics_.end_row();
   if (u.shard == 0 && !std::isnan(u.train_loss)) {
     loss_sum_ += u.train_loss;
@@ -262,6 +263,7 @@ void MetricsRecorder::on_eval(const ps::EvalRecord& e) {
   metrics_.cell(e.test_loss).cell(e.test_accuracy);
   if (e.language_model) metrics_.cell(e.perplexity);
   else metrics_.empty_cell();
+  metrics_.cell(e.bytes_sent).cell(e.epochs);
   metrics_.end_row();
   if (loss_count_ > 0) last_train_loss_ = train_loss;
   loss_sum_ = 0;

@@ -5,7 +5,7 @@
 //                          version, worker, gradients, staleness_mean, staleness_max,
 //                          train_loss) and one "eval" row per evaluation (updates done in
 //                          `version`, train_loss since the previous one, test_loss,
-//                          test_accuracy, perplexity)
+//                          test_accuracy, perplexity, bytes_sent and epochs so far)
 //   rounds.csv             sync and SSP: one row per round (clock applied by every shard)
 //   workers.csv            per worker: speed factor, iterations, time split
 //   links.csv              per link direction: capacity, bytes, mean and max utilization

@@ -23,7 +23,8 @@ FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology)
       solver_(capacities_of(topology), this),
       groups_(topology.resource_count()),
       group_dirty_(topology.resource_count(), false),
-      resource_bytes_(topology.resource_count(), 0.0) {}
+      resource_bytes_(topology.resource_count(), 0.0),
+      active_per_resource_(topology.resource_count(), 0) {}
 
 std::uint32_t FlowNetwork::new_message() {
   if (!free_messages_.empty()) {
@@ -72,6 +73,10 @@ void FlowNetwork::start_flow(std::uint32_t m) {
   message_of_flow_[msg.flow] = m;
   msg.remaining = msg.bytes;
   ++flows_started_;
+  for (std::size_t i = 0; i < msg.route_length; ++i) {
+    const auto count = ++active_per_resource_[msg.route[i]];
+    if (flow_count_listener_) flow_count_listener_(msg.route[i], count);
+  }
   request_solve();
 }
 
@@ -194,7 +199,12 @@ void FlowNetwork::complete_due_flows() {
   std::sort(done.begin(), done.end());
   for (const auto& [seq, m] : done) {
     const Message& msg = messages_pool_[m];
-    for (std::size_t i = 0; i < msg.route_length; ++i) resource_bytes_[msg.route[i]] += msg.bytes;
+    for (std::size_t i = 0; i < msg.route_length; ++i) {
+      const ResourceId r = msg.route[i];
+      resource_bytes_[r] += msg.bytes;
+      const auto count = --active_per_resource_[r];
+      if (flow_count_listener_) flow_count_listener_(r, count);
+    }
     solver_.remove_flow(msg.flow);
   }
   solver_.solve();

@@ -44,6 +44,11 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   /// when the last byte arrives. Throws std::runtime_error if dst is unreachable.
   void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) override;
 
+  /// Called with (resource, flows now crossing it) whenever a flow starts or ends on it
+  /// (for traces). Empty: nothing is called.
+  using FlowCountListener = std::function<void(ResourceId, std::size_t)>;
+  void set_flow_count_listener(FlowCountListener listener) { flow_count_listener_ = std::move(listener); }
+
   /// Records the utilization of `resources` in bins of `bin` ns from now on.
   void record_utilization(TimeNs bin, std::vector<ResourceId> resources);
   /// Brings the byte counters up to now (counting the transferred part of flows still in
@@ -156,6 +161,8 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   double bytes_sent_ = 0;
   std::vector<double> resource_bytes_;  // completed flows only, until finish()
 
+  FlowCountListener flow_count_listener_;
+  std::vector<std::size_t> active_per_resource_;  // flows started and not ended
   TimeNs bin_ = 0;
   TimeNs bin_start_ = 0;
   std::vector<ResourceId> recorded_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/core/time.hpp"
 
@@ -47,6 +48,7 @@ struct EvalRecord {
   double test_accuracy = 0;
   double perplexity = 0;      ///< exp(test_loss); reported for language models
   bool language_model = false;
+  double bytes_sent = 0;      ///< bytes of every message sent so far
 };
 
 /// What a worker is doing; the time split gives each instant to the first that applies.
@@ -61,8 +63,28 @@ class PsObserver {
   virtual void on_eval(const EvalRecord&) {}
   /// Worker `worker` starts its iteration `iteration` (0, 1, ...).
   virtual void on_compute_start(std::int64_t /*worker*/, std::int64_t /*iteration*/) {}
+  /// Shard `shard` spent [start, end) applying an update (only when applying takes time).
+  virtual void on_apply(std::int64_t /*shard*/, TimeNs /*start*/, TimeNs /*end*/) {}
   /// Worker `worker` was in `state` from `start` to `end` (end > start).
   virtual void on_worker_state(std::int64_t /*worker*/, WorkerState, TimeNs /*start*/, TimeNs /*end*/) {}
+};
+
+/// Forwards every report to several observers, in order.
+class ObserverList : public PsObserver {
+ public:
+  explicit ObserverList(std::vector<PsObserver*> targets) : targets_(std::move(targets)) {}
+  void on_update(const UpdateRecord& u) override { for (auto* t : targets_) t->on_update(u); }
+  void on_round(const RoundRecord& r) override { for (auto* t : targets_) t->on_round(r); }
+  void on_gradient(const GradientRecord& g) override { for (auto* t : targets_) t->on_gradient(g); }
+  void on_eval(const EvalRecord& e) override { for (auto* t : targets_) t->on_eval(e); }
+  void on_compute_start(std::int64_t w, std::int64_t i) override { for (auto* t : targets_) t->on_compute_start(w, i); }
+  void on_apply(std::int64_t s, TimeNs a, TimeNs b) override { for (auto* t : targets_) t->on_apply(s, a, b); }
+  void on_worker_state(std::int64_t w, WorkerState s, TimeNs a, TimeNs b) override {
+    for (auto* t : targets_) t->on_worker_state(w, s, a, b);
+  }
+
+ private:
+  std::vector<PsObserver*> targets_;
 };
 
 }  // namespace pssim::ps

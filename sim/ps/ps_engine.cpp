@@ -253,6 +253,7 @@ void PsEngine::note_loss(const GradientRef& g) {
 
 void PsEngine::begin_apply(ShardState& s) {
   s.applying = true;
+  s.apply_started = sim_.now();
   if (config_.mode == PsConfig::Mode::Async) {
     s.applying_now = std::move(s.async_queue.front());
     s.async_queue.pop_front();
@@ -267,6 +268,8 @@ void PsEngine::begin_apply(ShardState& s) {
 
 void PsEngine::finish_apply(ShardState& s) {
   s.applying = false;
+  if (observer_ && sim_.now() > s.apply_started)
+    observer_->on_apply(static_cast<std::int64_t>(s.index), s.apply_started, sim_.now());
   UpdateRecord u;
   u.time = sim_.now();
   u.shard = static_cast<std::int64_t>(s.index);

@@ -134,6 +134,7 @@ class PsEngine : private net::MessageSink {
     };
     std::deque<Pending> async_queue;
     Pending applying_now;
+    TimeNs apply_started = 0;
     SliceRef current;  // math: the slice at `version`
   };
   struct Message {

@@ -139,6 +139,7 @@ struct ProtocolConfig {
 
 struct OutputConfig {
   TimeNs utilization_interval = 10 * kMillisecond;  ///< bin width of link_utilization.csv
+  bool trace = false;                                ///< write trace.json
 };
 
 struct Scenario {

@@ -319,7 +319,10 @@ SchemaPtr protocol_schema() {
 
 SchemaPtr output_schema() {
   return map_of({optional("utilization_interval", scalar_above(VT::Duration, 0), "10ms",
-                          "Bin width of the per-link utilization time series (link_utilization.csv).")});
+                          "Bin width of the per-link utilization time series (link_utilization.csv)."),
+                 optional("trace", scalar(VT::Bool), "false",
+                          "Write trace.json (Chrome trace events, for Perfetto): every worker's states, server "
+                          "applies, active flows per link. Large for long runs.")});
 }
 
 SchemaPtr build() {

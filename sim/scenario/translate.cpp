@@ -390,6 +390,7 @@ Scenario translate(ConfigNode& resolved) {
   s.network = read_network(resolved.at("network"), s.cluster);
   s.protocol = read_protocol(resolved.at("protocol"), s.cluster.workers.count);
   s.output.utilization_interval = as_duration(resolved.at("output").at("utilization_interval"));
+  s.output.trace = as_bool(resolved.at("output").at("trace"));
   return s;
 }
 

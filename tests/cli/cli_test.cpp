@@ -229,6 +229,57 @@ seeds: [1, 2]
   CHECK_THAT(r.out, Catch::Contains("1 missing"));
 }
 
+TEST_CASE("pssim plot renders every figure from small results", "[cli][plot]") {
+  const std::string run_text = R"(name: tiny
+model: {kind: mlp, hidden: [8]}
+data: {kind: synthetic, batch_size: 16, train_items: 256, test_items: 64}
+training:
+  optimizer: {kind: sgd, lr: 0.1}
+  stop: {sim_time: 0.2s}
+  eval: {every: 20ms}
+  target_accuracy: 20%
+cluster: {workers: {count: 4, throughput: 100GFLOPS, speed: {dist: lognormal, sigma: 0.5}}}
+network: {worker_nic: {bandwidth: 1Gbps}, server_nic: {bandwidth: 1Gbps}}
+output: {trace: true, utilization_interval: 5ms}
+)";
+  const fs::path base = write_scenario("plot-base.yaml", run_text);
+  const fs::path sync = scratch() / "plot-sync", async = scratch() / "plot-async";
+  REQUIRE(pssim("run -q " + base.string() + " -o " + sync.string()).code == 0);
+  REQUIRE(pssim("run -q " + base.string() + " --set protocol.mode=async -o " + async.string()).code == 0);
+  const fs::path baseline = scratch() / "plot-baseline";
+  REQUIRE(pssim("train -q " + base.string() + " --set 'training.stop={epochs: 1}' -o " + baseline.string()).code == 0);
+  const fs::path sweep = write_scenario("plot-sweep.yaml", R"(name: plot-sweep
+base: plot-base.yaml
+set: {output.trace: false}
+grid:
+  cluster.workers.count: [2, 4]
+zip:
+  cluster.servers.count: [1, 2]
+  cluster.servers.shards: [1, 2]
+)");
+  const fs::path sweep_out = scratch() / "plot-sweep-out";
+  REQUIRE(pssim("sweep -q -j 2 " + sweep.string() + " -o " + sweep_out.string()).code == 0);
+
+  const fs::path figures = scratch() / "figures";
+  const Result r = pssim("plot " + sync.string() + " " + async.string() + " " + baseline.string() + " " +
+                         sweep_out.string() + " -o " + figures.string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  for (const char* name : {"accuracy_vs_time", "accuracy_vs_bytes", "accuracy_vs_epochs", "staleness_histogram",
+                           "round_time_vs_shards", "time_to_target_vs_workers", "link_utilization_plot-sync",
+                           "worker_timeline_plot-sync", "worker_timeline_plot-async"}) {
+    INFO(name);
+    const std::string png = slurp(figures / (std::string(name) + ".png"));
+    const std::string svg = slurp(figures / (std::string(name) + ".svg"));
+    CHECK(png.size() > 5000);
+    CHECK(png.substr(1, 3) == "PNG");
+    CHECK_THAT(svg, Catch::Contains("<svg"));
+  }
+  // Axis labels carry units.
+  CHECK_THAT(slurp(figures / "accuracy_vs_time.svg"), Catch::Contains("simulated time (s)"));
+  CHECK(pssim("plot " + scratch().string()).code == 2);  // not a result directory
+}
+
 TEST_CASE("the shipped scenarios are valid", "[cli]") {
   int checked = 0;
   for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing",

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Figures from pssim results (run with /usr/bin/python3: Debian's matplotlib and pandas).
+
+    plot.py [-o OUT] PATH...
+
+Each PATH is a run directory (summary.json), a baseline directory (curve.csv, from
+`pssim train`) or a sweep directory (sweep.csv and points/). Every figure that the inputs
+allow is written to OUT (default: <first PATH>/plots) as PNG and SVG:
+
+  accuracy_vs_time      test accuracy and training loss against simulated time, one line
+                        per run (perplexity for language models)
+  accuracy_vs_bytes     test accuracy against bytes sent
+  accuracy_vs_epochs    test accuracy against passes over the data, with `pssim train`
+                        baselines (the single-process reference curve)
+  time_to_target_vs_workers   sweeps over cluster.workers.count with a target accuracy
+  round_time_vs_shards  sweeps over cluster.servers.shards: round time and throughput
+  link_utilization      per run: utilization of the busiest link directions over time
+  staleness_histogram   per run (async and SSP): staleness of the applied gradients
+  worker_timeline       per run with trace.json: each worker's states over time
+
+Prints the files it wrote. Exit status 2 when a path holds no pssim results.
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+STATE_COLORS = {"computing": "#2e7d32", "pushing": "#1565c0", "pulling": "#6a1b9a", "blocked": "#bdbdbd"}
+
+
+class Run:
+    """One run directory (or a baseline directory from `pssim train`)."""
+
+    def __init__(self, path, label=None):
+        self.path = path
+        self.label = label or os.path.basename(os.path.normpath(path))
+        self.summary = {}
+        if os.path.exists(os.path.join(path, "summary.json")):
+            with open(os.path.join(path, "summary.json")) as f:
+                self.summary = json.load(f)
+        self.metrics = _read_csv(os.path.join(path, "metrics.csv"))
+        self.curve = _read_csv(os.path.join(path, "curve.csv"))  # pssim train
+
+    def evals(self):
+        """Evaluation rows: time_s (NaN for a baseline), test_accuracy, test_loss,
+        perplexity, train_loss, bytes_sent."""
+        if self.metrics is not None and "event" in self.metrics:
+            e = self.metrics[self.metrics["event"] == "eval"]
+            return e if len(e) else None
+        return None
+
+
+def _read_csv(path):
+    return pd.read_csv(path) if os.path.exists(path) else None
+
+
+def _save(fig, out, name, written):
+    for ext in ("png", "svg"):
+        target = os.path.join(out, f"{name}.{ext}")
+        fig.savefig(target, dpi=130, bbox_inches="tight")
+        written.append(target)
+    plt.close(fig)
+
+
+def plot_accuracy(runs, out, written):
+    with_eval = [(r, r.evals()) for r in runs if r.evals() is not None]
+    if not with_eval:
+        return
+    language = any(r.summary.get("final_perplexity") is not None for r, _ in with_eval)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
+    for run, e in with_eval:
+        if language:
+            top.plot(e["time_s"], e["perplexity"], marker=".", label=run.label)
+        else:
+            top.plot(e["time_s"], 100 * e["test_accuracy"], marker=".", label=run.label)
+        loss = e.dropna(subset=["train_loss"])
+        bottom.plot(loss["time_s"], loss["train_loss"], marker=".", label=run.label)
+    top.set_ylabel("test perplexity" if language else "test accuracy (%)")
+    top.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against simulated time")
+    bottom.set_ylabel("training loss (mean since previous evaluation)")
+    bottom.set_xlabel("simulated time (s)")
+    for ax in (top, bottom):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    _save(fig, out, "accuracy_vs_time", written)
+
+    with_bytes = [(r, e) for r, e in with_eval if "bytes_sent" in e and e["bytes_sent"].notna().any()]
+    if not with_bytes:
+        return
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for run, e in with_bytes:
+        y = e["perplexity"] if language else 100 * e["test_accuracy"]
+        ax.plot(e["bytes_sent"] / 1e9, y, marker=".", label=run.label)
+    ax.set_xlabel("bytes sent (GB)")
+    ax.set_ylabel("test perplexity" if language else "test accuracy (%)")
+    ax.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against bytes on the wire")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, out, "accuracy_vs_bytes", written)
+
+
+def plot_epochs(runs, out, written):
+    """Runs and baselines against epochs: the statistical efficiency of each setting."""
+    curves = []
+    for run in runs:
+        e = run.evals()
+        if e is not None and "epochs" in e:
+            curves.append((run.label, e["epochs"], e["test_accuracy"], e.get("perplexity")))
+        elif run.curve is not None:
+            curves.append((run.label + " (one process)", run.curve["epoch"], run.curve["test_accuracy"],
+                           run.curve.get("perplexity")))
+    if not any(label.endswith("(one process)") for label, *_ in curves):
+        return
+    language = any(p is not None and p.notna().any() for *_, p in curves)
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for label, x, acc, ppl in curves:
+        ax.plot(x, ppl if language else 100 * acc, marker=".", label=label,
+                linestyle="--" if label.endswith("(one process)") else "-")
+    ax.set_xlabel("epochs (passes over the training data)")
+    ax.set_ylabel("test perplexity" if language else "test accuracy (%)")
+    ax.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against epochs")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, out, "accuracy_vs_epochs", written)
+
+
+def plot_link_utilization(run, out, written, suffix):
+    series = _read_csv(os.path.join(run.path, "link_utilization.csv"))
+    if series is None or series.empty:
+        return
+    busiest = series.groupby("link")["utilization"].mean().sort_values(ascending=False).index[:6]
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for link in busiest:
+        s = series[series["link"] == link]
+        ax.step(s["time_s"], 100 * s["utilization"], where="post", label=link)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("utilization (%)")
+    ax.set_ylim(0, 105)
+    ax.set_title(f"Busiest link directions over time: {run.label}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    _save(fig, out, f"link_utilization{suffix}", written)
+
+
+def plot_staleness(runs, out, written):
+    hists = [(r, r.summary.get("staleness_histogram", [])) for r in runs]
+    hists = [(r, h) for r, h in hists if sum(h) > 0 and len(h) > 1]
+    if not hists:
+        return
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    width = 0.8 / len(hists)
+    for i, (run, h) in enumerate(hists):
+        total = sum(h)
+        xs = [tau + (i - (len(hists) - 1) / 2) * width for tau in range(len(h))]
+        ax.bar(xs, [100 * c / total for c in h], width=width, label=run.label)
+    ax.set_xlabel("staleness (updates applied since the gradient's parameters were sent)")
+    ax.set_ylabel("share of gradients (%)")
+    ax.set_title("Staleness of applied gradients")
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=8)
+    _save(fig, out, "staleness_histogram", written)
+
+
+def plot_timeline(run, out, written, suffix, max_workers=32):
+    path = os.path.join(run.path, "trace.json")
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    spans = [e for e in events if e.get("ph") == "X" and e.get("cat") == "worker" and e["tid"] < max_workers]
+    if not spans:
+        return
+    workers = sorted({e["tid"] for e in spans})
+    fig, ax = plt.subplots(figsize=(9, 0.3 * len(workers) + 1.5))
+    for state, color in STATE_COLORS.items():
+        for w in workers:
+            bars = [(e["ts"] / 1e6, e["dur"] / 1e6) for e in spans if e["tid"] == w and e["name"] == state]
+            if bars:
+                ax.broken_barh(bars, (w - 0.4, 0.8), facecolors=color, label=state if w == workers[0] else None)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("worker")
+    ax.set_title(f"Worker timeline: {run.label}", loc="left")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in STATE_COLORS.values()]
+    ax.legend(handles, STATE_COLORS.keys(), fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=4)
+    _save(fig, out, f"worker_timeline{suffix}", written)
+
+
+def plot_sweep(path, out, written):
+    table = pd.read_csv(os.path.join(path, "sweep.csv"))
+    table = table[table["status"] == "ok"]
+    axes = [c for c in table.columns[2 : list(table.columns).index("status")]]
+    name = os.path.basename(os.path.normpath(path))
+
+    def short(axis):
+        return ".".join(axis.split(".")[-2:])
+
+    def others(key):
+        """Axes that vary independently of `key` (zipped ones follow it and are left out)."""
+        return [a for a in axes if a != key and table.groupby(key)[a].nunique().max() > 1]
+
+    def lines(key):
+        """(label, rows sorted by key) for each combination of the other axes."""
+        group = others(key)
+        if not group:
+            yield name, table.sort_values(key)
+            return
+        for values, rows in table.groupby(group if len(group) > 1 else group[0]):
+            values = values if isinstance(values, tuple) else (values,)
+            label = ", ".join(f"{short(g)}={v}" for g, v in zip(group, values))
+            yield label, rows.sort_values(key)
+
+    shard_key = next((a for a in axes if a.endswith("servers.shards")), None)
+    if shard_key and table["mean_round_s"].notna().any():
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+        for label, rows in lines(shard_key):
+            agg = rows.groupby(shard_key).mean(numeric_only=True).reset_index()
+            left.plot(agg[shard_key], 1e3 * agg["mean_round_s"], marker="o", label=label)
+            right.plot(agg[shard_key], agg["rounds"] / agg["sim_time_s"], marker="o", label=label)
+        left.set_ylabel("mean round time (ms)")
+        right.set_ylabel("throughput (rounds per simulated second)")
+        for ax in (left, right):
+            ax.set_xlabel("parameter shards")
+            ax.set_xscale("log", base=2)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.suptitle("Round time and throughput against the number of shards")
+        _save(fig, out, "round_time_vs_shards", written)
+
+    worker_key = next((a for a in axes if a.endswith("workers.count")), None)
+    if worker_key and table["time_to_target_s"].notna().any():
+        fig, ax = plt.subplots(figsize=(7.5, 4.5))
+        for label, rows in lines(worker_key):
+            agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
+            ax.plot(agg[worker_key], agg["time_to_target_s"], marker="o", label=label)
+        ax.set_xlabel("workers")
+        ax.set_ylabel("simulated time to target accuracy (s)")
+        ax.set_xscale("log", base=2)
+        ax.set_title("Time to target accuracy against the number of workers")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        _save(fig, out, "time_to_target_vs_workers", written)
+
+    # Every point's curves on shared axes, labelled by its swept values.
+    runs = []
+    for _, row in table.iterrows():
+        point = os.path.join(path, "points", f"{int(row['point']):04d}")
+        label = ", ".join(f"{short(a)}={row[a]}" for a in axes) + f", seed={row['seed']}"
+        runs.append(Run(point, label))
+    return runs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+")
+    parser.add_argument("-o", "--output")
+    args = parser.parse_args()
+    out = args.output or os.path.join(args.paths[0], "plots")
+    os.makedirs(out, exist_ok=True)
+    written = []
+    runs = []
+    single_runs = []  # runs given directly: they also get per-run figures
+    for path in args.paths:
+        if os.path.exists(os.path.join(path, "sweep.csv")):
+            runs += plot_sweep(path, out, written) or []
+        elif os.path.exists(os.path.join(path, "curve.csv")):
+            runs.append(Run(path))  # a baseline from `pssim train`
+        elif os.path.exists(os.path.join(path, "summary.json")):
+            runs.append(Run(path))
+            single_runs.append(runs[-1])
+        else:
+            print(f"plot.py: {path}: no summary.json, curve.csv or sweep.csv: not a pssim result", file=sys.stderr)
+            return 2
+    plot_accuracy(runs, out, written)
+    plot_epochs(runs, out, written)
+    plot_staleness(runs, out, written)
+    for i, run in enumerate(single_runs):
+        suffix = "" if len(single_runs) == 1 else f"_{run.label}"
+        plot_link_utilization(run, out, written, suffix)
+        plot_timeline(run, out, written, suffix)
+    for w in written:
+        print(w)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+#include "sim/experiment/trace_recorder.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/output/json_writer.hpp"
+
+namespace pssim::experiment {
+namespace {
+
+constexpr int kWorkers = 1, kServers = 2, kLinks = 3, kTraining = 4;
+
+double micros(TimeNs t) { return static_cast<double>(t) / 1000.0; }
+
+const char* state_name(ps::WorkerState s) {
+  switch (s) {
+    case ps::WorkerState::Computing: return "computing";
+    case ps::WorkerState::Pushing: return "pushing";
+    case ps::WorkerState::Pulling: return "pulling";
+    case ps::WorkerState::Blocked: return "blocked";
+  }
+  return "?";
+}
+
+std::string metadata(const char* what, int pid, std::int64_t tid, const std::string& name) {
+  return fmt::format(R"({{"ph":"M","name":"{}","pid":{},"tid":{},"args":{{"name":{}}}}})", what, pid, tid,
+                     output::json_quote(name));
+}
+
+}  // namespace
+
+TraceRecorder::TraceRecorder(const std::filesystem::path& dir, const net::Topology& topology, std::size_t workers,
+                             std::size_t shards, const std::vector<net::ResourceId>& links)
+    : file_(dir / "trace.json"), topology_(topology), watched_(topology.resource_count(), false) {
+  file_.write(R"({"displayTimeUnit":"ms","traceEvents":[)");
+  event(metadata("process_name", kWorkers, 0, "workers"));
+  event(metadata("process_name", kServers, 0, "servers"));
+  event(metadata("process_name", kLinks, 0, "links (active flows)"));
+  event(metadata("process_name", kTraining, 0, "training"));
+  for (std::size_t w = 0; w < workers; ++w)
+    event(metadata("thread_name", kWorkers, static_cast<std::int64_t>(w), fmt::format("worker {}", w)));
+  for (std::size_t s = 0; s < shards; ++s)
+    event(metadata("thread_name", kServers, static_cast<std::int64_t>(s), fmt::format("shard {}", s)));
+  for (net::ResourceId r : links) watched_[r] = true;
+}
+
+void TraceRecorder::event(const std::string& json) {
+  if (!first_) buffer_ += ",\n";
+  first_ = false;
+  buffer_ += json;
+  if (buffer_.size() > (1 << 20)) {
+    file_.write(buffer_);
+    buffer_.clear();
+  }
+}
+
+void TraceRecorder::on_worker_state(std::int64_t worker, ps::WorkerState state, TimeNs start, TimeNs end) {
+  event(fmt::format(R"({{"ph":"X","name":"{}","cat":"worker","pid":{},"tid":{},"ts":{},"dur":{}}})", state_name(state),
+                    kWorkers, worker, micros(start), micros(end - start)));
+}
+
+void TraceRecorder::on_apply(std::int64_t shard, TimeNs start, TimeNs end) {
+  event(fmt::format(R"({{"ph":"X","name":"apply","cat":"server","pid":{},"tid":{},"ts":{},"dur":{}}})", kServers,
+                    shard, micros(start), micros(end - start)));
+}
+
+void TraceRecorder::on_round(const ps::RoundRecord& r) {
+  event(fmt::format(R"({{"ph":"i","s":"p","name":"round {}","pid":{},"tid":0,"ts":{}}})", r.round, kTraining,
+                    micros(r.end)));
+}
+
+void TraceRecorder::on_eval(const ps::EvalRecord& e) {
+  event(fmt::format(R"({{"ph":"i","s":"p","name":"eval","pid":{},"tid":0,"ts":{},"args":{{"test_accuracy":{},"test_loss":{}}}}})",
+                    kTraining, micros(e.time), e.test_accuracy, e.test_loss));
+}
+
+void TraceRecorder::on_flow_count(net::ResourceId r, std::size_t flows, TimeNs now) {
+  if (!watched_[r]) return;
+  event(fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"flows":{}}}}})",
+                    output::json_quote(topology_.resource_name(r)), kLinks, micros(now), flows));
+}
+
+void TraceRecorder::commit() {
+  buffer_ += "\n]}\n";
+  file_.write(buffer_);
+  buffer_.clear();
+  file_.commit();
+}
+
+}  // namespace pssim::experiment
