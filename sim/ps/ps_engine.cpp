@@ -142,6 +142,9 @@ void PsEngine::try_start(Worker& w) {
   if (math_) {
     w.ticket = math_->start_gradient(w.index, w.iteration, w.held_slices);
     if (math_->needs_computed_on()) w.used_slices = w.held_slices;
+    // Sync and async never compute twice on the same slices: let them go (memory). SSP
+    // may start its next clock on the slices it holds.
+    if (config_.mode != PsConfig::Mode::Ssp) std::fill(w.held_slices.begin(), w.held_slices.end(), nullptr);
   }
   ++w.iteration;
   switch (config_.mode) {

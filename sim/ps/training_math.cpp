@@ -220,7 +220,8 @@ SliceRef TrainingMath::apply_average(std::size_t shard, std::int64_t clock, std:
 
 SliceRef TrainingMath::apply_one(std::size_t shard, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) {
   ShardMath& s = shards_.at(shard);
-  std::vector<float> slice(s.length);
+  std::vector<float>& slice = s.scratch;  // reused: no allocation per update
+  slice.resize(s.length);
   std::size_t at = 0;
   for (const auto& r : s.ranges) {
     std::copy_n(g->values.begin() + r.begin, r.size(), slice.begin() + static_cast<std::ptrdiff_t>(at));
@@ -231,12 +232,15 @@ SliceRef TrainingMath::apply_one(std::size_t shard, const GradientRef& g, std::i
 
 models::EvalResult TrainingMath::evaluate(const std::vector<SliceRef>& slices) {
   const std::vector<float> params = assemble(slices);
-  const std::int64_t batches = data_.eval_batches();
+  // Batches of the training size: a workspace sized for larger evaluation batches would
+  // multiply the memory of every thread.
+  const std::int64_t size = config_.batch_size;
+  const std::int64_t batches = data_.eval_batches(size);
   std::vector<models::BatchEval> parts(static_cast<std::size_t>(batches));
   std::vector<std::shared_ptr<JobPool::Ticket>> tickets;
   for (std::int64_t b = 0; b < batches; ++b)
-    tickets.push_back(pool_.submit([this, &params, &parts, b](unsigned thread) {
-      parts[static_cast<std::size_t>(b)] = data_.evaluate_part(network_, params, *threads_[thread].workspace, b);
+    tickets.push_back(pool_.submit([this, &params, &parts, b, size](unsigned thread) {
+      parts[static_cast<std::size_t>(b)] = data_.evaluate_part(network_, params, *threads_[thread].workspace, b, size);
     }));
   for (const auto& t : tickets) pool_.wait(t);
   models::BatchEval sum;

@@ -87,6 +87,7 @@ class TrainingMath : public PsMath {
       std::int64_t tau;
     };
     std::unordered_map<std::int64_t, std::vector<Contribution>> pending;  // per clock
+    std::vector<float> scratch;  // the gradient slice of an async update
     std::int64_t updates = 0;
   };
   struct ThreadState {
