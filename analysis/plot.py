@@ -13,6 +13,8 @@ allow is written to OUT (default: <first PATH>/plots) as PNG and SVG:
   accuracy_vs_epochs    test accuracy against passes over the data, with `pssim train`
                         baselines (the single-process reference curve)
   time_to_target_vs_workers   sweeps over cluster.workers.count with a target accuracy
+  accuracy_vs_workers   sweeps over cluster.workers.count: best test accuracy
+  staleness_vs_workers  sweeps over cluster.workers.count (async, SSP): mean and max staleness
   round_time_vs_shards  sweeps over cluster.servers.shards: round time and throughput
   link_utilization      per run: utilization of the busiest link directions over time
   staleness_histogram   per run (async and SSP): staleness of the applied gradients
@@ -245,6 +247,35 @@ def plot_sweep(path, out, written):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         _save(fig, out, "time_to_target_vs_workers", written)
+
+    if worker_key and table["best_test_accuracy"].notna().any():
+        fig, ax = plt.subplots(figsize=(7.5, 4.5))
+        for label, rows in lines(worker_key):
+            agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
+            ax.plot(agg[worker_key], 100 * agg["best_test_accuracy"], marker="o", label=label)
+        ax.set_xlabel("workers")
+        ax.set_ylabel("best test accuracy (%)")
+        ax.set_xscale("log", base=2)
+        ax.set_title("Best test accuracy against the number of workers")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        _save(fig, out, "accuracy_vs_workers", written)
+
+    if worker_key and (table["mean_staleness"] > 0).any():
+        fig, ax = plt.subplots(figsize=(7.5, 4.5))
+        for label, rows in lines(worker_key):
+            agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
+            line = ax.plot(agg[worker_key], agg["mean_staleness"], marker="o", label=f"{label} (mean)")
+            ax.plot(agg[worker_key], agg["max_staleness"], marker="x", linestyle=":", color=line[0].get_color(),
+                    label=f"{label} (max)")
+        ax.set_xlabel("workers")
+        ax.set_ylabel("staleness (updates)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_title("Staleness of applied gradients against the number of workers")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        _save(fig, out, "staleness_vs_workers", written)
 
     # Every point's curves on shared axes, labelled by its swept values.
     runs = []

@@ -23,8 +23,8 @@ inline constexpr TimeNs kSecond = 1'000'000'000;
 /// Largest representable time (about 292 years); also "never".
 inline constexpr TimeNs kTimeMax = std::numeric_limits<TimeNs>::max();
 
-/// Seconds (double) for a TimeNs. Exact below 2^53 ns (about 104 days).
-constexpr double to_seconds(TimeNs t) { return static_cast<double>(t) * 1e-9; }
+/// Seconds (double) for a TimeNs: the double nearest to t / 10^9 (exact whole seconds).
+constexpr double to_seconds(TimeNs t) { return static_cast<double>(t) / 1e9; }
 
 /// Nearest TimeNs for a non-negative, finite number of seconds.
 /// Throws std::domain_error when the value is negative, not finite or beyond kTimeMax.
