@@ -39,9 +39,11 @@ STATE_COLORS = {"computing": "#2e7d32", "pushing": "#1565c0", "pulling": "#6a1b9
 class Run:
     """One run directory (or a baseline directory from `pssim train`)."""
 
-    def __init__(self, path, label=None):
+    def __init__(self, path, label=None, group=None):
         self.path = path
         self.label = label or os.path.basename(os.path.normpath(path))
+        self.group = group or self.label  # runs of one group differ only by seed
+        self.group_key = (os.path.dirname(os.path.dirname(os.path.normpath(path))), self.group) if group else path
         self.summary = {}
         if os.path.exists(os.path.join(path, "summary.json")):
             with open(os.path.join(path, "summary.json")) as f:
@@ -51,7 +53,7 @@ class Run:
 
     def evals(self):
         """Evaluation rows: time_s (NaN for a baseline), test_accuracy, test_loss,
-        perplexity, train_loss, bytes_sent."""
+        perplexity, train_loss, bytes_sent, push_bytes."""
         if self.metrics is not None and "event" in self.metrics:
             e = self.metrics[self.metrics["event"] == "eval"]
             return e if len(e) else None
@@ -70,19 +72,43 @@ def _save(fig, out, name, written):
     plt.close(fig)
 
 
+def _groups(runs_with_evals):
+    """Runs that differ only by seed form one group: [(label, [(run, evals), ...]), ...]."""
+    groups = {}
+    for run, e in runs_with_evals:
+        groups.setdefault(run.group_key, (run.group, []))[1].append((run, e))
+    return list(groups.values())
+
+
+def _plot_group(ax, label, members, x_of, y_of):
+    """One line per run; for several seeds, their mean (evaluation by evaluation, up to the
+    shortest run) with a band from the lowest to the highest."""
+    if len(members) == 1:
+        run, e = members[0]
+        ax.plot(x_of(e), y_of(e), marker=".", label=label)
+        return
+    n = min(len(e) for _, e in members)
+    xs = pd.concat([x_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
+    ys = pd.concat([y_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
+    x = xs.mean(axis=1)
+    line, = ax.plot(x, ys.mean(axis=1), marker=".", label=f"{label} (mean of {len(members)} seeds, band: min-max)")
+    ax.fill_between(x, ys.min(axis=1), ys.max(axis=1), color=line.get_color(), alpha=0.15, linewidth=0)
+
+
 def plot_accuracy(runs, out, written):
     with_eval = [(r, r.evals()) for r in runs if r.evals() is not None]
     if not with_eval:
         return
     language = any(r.summary.get("final_perplexity") is not None for r, _ in with_eval)
+
+    def quality(e):
+        return e["perplexity"] if language else 100 * e["test_accuracy"]
+
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
-    for run, e in with_eval:
-        if language:
-            top.plot(e["time_s"], e["perplexity"], marker=".", label=run.label)
-        else:
-            top.plot(e["time_s"], 100 * e["test_accuracy"], marker=".", label=run.label)
-        loss = e.dropna(subset=["train_loss"])
-        bottom.plot(loss["time_s"], loss["train_loss"], marker=".", label=run.label)
+    for label, members in _groups(with_eval):
+        _plot_group(top, label, members, lambda e: e["time_s"], quality)
+        losses = [(r, e.dropna(subset=["train_loss"])) for r, e in members]
+        _plot_group(bottom, label, losses, lambda e: e["time_s"], lambda e: e["train_loss"])
     top.set_ylabel("test perplexity" if language else "test accuracy (%)")
     top.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against simulated time")
     bottom.set_ylabel("training loss (mean since previous evaluation)")
@@ -95,15 +121,26 @@ def plot_accuracy(runs, out, written):
     with_bytes = [(r, e) for r, e in with_eval if "bytes_sent" in e and e["bytes_sent"].notna().any()]
     if not with_bytes:
         return
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for run, e in with_bytes:
-        y = e["perplexity"] if language else 100 * e["test_accuracy"]
-        ax.plot(e["bytes_sent"] / 1e9, y, marker=".", label=run.label)
-    ax.set_xlabel("bytes sent (GB)")
-    ax.set_ylabel("test perplexity" if language else "test accuracy (%)")
-    ax.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against bytes on the wire")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    # Gradient bytes get their own panel (log scale): compression acts on them, and the
+    # parameters sent back can dwarf them in the total.
+    pushed = all("push_bytes" in e and e["push_bytes"].gt(0).any() for _, e in with_bytes)
+    fig, axes = plt.subplots(1, 2 if pushed else 1, figsize=(13 if pushed else 7.5, 4.5), squeeze=False)
+    panels = [("bytes_sent", "all bytes sent (GB)")]
+    if pushed:
+        panels.append(("push_bytes", "gradient bytes pushed to the servers (GB, log scale)"))
+    for ax, (column, xlabel) in zip(axes[0], panels):
+        log = column == "push_bytes"
+        for label, members in _groups(with_bytes):
+            # The log panel starts at the first evaluation with bytes pushed.
+            kept = [(r, e[e[column] > 0] if log else e) for r, e in members]
+            _plot_group(ax, label, kept, lambda e: e[column] / 1e9, quality)
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("test perplexity" if language else "test accuracy (%)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Held-out " + ("perplexity" if language else "accuracy") + " against bytes on the wire")
     _save(fig, out, "accuracy_vs_bytes", written)
 
 
@@ -277,12 +314,13 @@ def plot_sweep(path, out, written):
         ax.legend(fontsize=8)
         _save(fig, out, "staleness_vs_workers", written)
 
-    # Every point's curves on shared axes, labelled by its swept values.
+    # Every point's curves on shared axes, labelled by its swept values; the seeds of one
+    # setting are drawn as their mean and spread.
     runs = []
     for _, row in table.iterrows():
         point = os.path.join(path, "points", f"{int(row['point']):04d}")
-        label = ", ".join(f"{short(a)}={row[a]}" for a in axes) + f", seed={row['seed']}"
-        runs.append(Run(point, label))
+        group = ", ".join(f"{short(a)}={row[a]}" for a in axes) or name
+        runs.append(Run(point, f"{group}, seed={row['seed']}", group))
     return runs
 
 

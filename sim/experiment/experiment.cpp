@@ -56,6 +56,37 @@ ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sampl
   return c;
 }
 
+ps::DirectionCompression direction(const scenario::CompressionDirection& d) {
+  return {d.spec, d.error_feedback, d.momentum_correction, d.cost_per_element_s};
+}
+
+// Message sizes for runs without math, and the codec costs.
+void configure_compression(const ps::CompressionConfig& c, const std::vector<ps::Shard>& shards, ps::PsConfig& config) {
+  for (const auto& shard : shards) {
+    // Threshold's size needs the values: it requires math, which gives every size.
+    config.push_bytes.push_back(ps::fixed_message_bytes(c.push, shard.params).value_or(shard.bytes()));
+    config.pull_bytes.push_back(ps::fixed_message_bytes(c.pull, shard.params).value_or(shard.bytes()));
+  }
+  config.push_codec_seconds = c.push.enabled() ? c.push.seconds_per_element : 0;
+  config.pull_codec_seconds = c.pull.enabled() ? c.pull.seconds_per_element : 0;
+}
+
+// Error feedback needs a contractive compressor; QSGD is one only while s^2 >= n (its
+// error is up to sqrt(n)/s times the norm). Shard sizes are known only now.
+void check_feedback(const ps::DirectionCompression& d, const char* where, const std::vector<ps::Shard>& shards) {
+  if (!d.error_feedback || d.spec.kind != models::CompressorKind::qsgd) return;
+  std::int64_t largest = 0;
+  for (const auto& shard : shards) largest = std::max(largest, shard.params);
+  const double s = static_cast<double>(d.spec.levels);
+  if (s * s < static_cast<double>(largest))
+    throw std::invalid_argument(fmt::format(
+        "{}.error_feedback with qsgd at {} levels on slices of up to {} parameters: QSGD's error reaches sqrt(n)/s = "
+        "{:.3g} times the norm, so the residual grows without bound; use at least {} levels, or qsgd without error "
+        "feedback",
+        where, d.spec.levels, largest, std::sqrt(static_cast<double>(largest)) / s,
+        static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(largest))))));
+}
+
 // Link directions whose utilization is recorded over time: all of them in small
 // networks; in large ones, all but the workers' own NIC links (those are summarized by
 // links.csv), which keeps the series small while showing servers and switch uplinks.
@@ -139,6 +170,10 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads) : scenario
   compute_ = std::make_unique<ps::ComputeModel>(compute_spec(s.cluster.workers),
                                                 static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
   config_ = protocol_config(s, flops_per_sample_);
+  const ps::CompressionConfig compression{direction(s.compression.push), direction(s.compression.pull)};
+  check_feedback(compression.push, "compression.push", layout_.shards);
+  check_feedback(compression.pull, "compression.pull", layout_.shards);
+  configure_compression(compression, layout_.shards, config_);
   if (network_model_ && s.model.math) {
     ps::TrainingMathConfig m;
     m.optimizer = s.training.optimizer;
@@ -155,6 +190,7 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads) : scenario
     m.batch_size = s.data.batch_size();
     m.seed = s.seed;
     m.threads = threads_;
+    m.compression = compression;
     math_ = std::make_unique<ps::TrainingMath>(*network_model_, *data_, layout_.shards, m);
     if (s.training.stop.epochs)
       config_.stop_samples = static_cast<std::int64_t>(std::ceil(*s.training.stop.epochs * static_cast<double>(math_->train_items())));
@@ -217,6 +253,7 @@ void Experiment::evaluate_now() {
   e.language_model = data_->task() == models::TaskKind::language_model;
   e.perplexity = r.perplexity;
   e.bytes_sent = network_->bytes_sent();
+  e.push_bytes = engine_->totals().push_bytes;
   outcome_.final_eval = e;
   ++outcome_.evaluations;
   outcome_.best_accuracy = std::max(outcome_.best_accuracy, e.test_accuracy);

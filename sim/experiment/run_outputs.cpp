@@ -102,6 +102,8 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   r.gradients_dropped = totals.gradients_dropped;
   r.messages = net.messages();
   r.bytes_sent = net.bytes_sent();
+  r.push_bytes = totals.push_bytes;
+  r.pull_bytes = totals.pull_bytes;
   r.flows = net.flows();
   r.staleness_histogram = totals.staleness_histogram;
   const auto& h = totals.staleness_histogram;
@@ -163,6 +165,8 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
   j.key("gradients_dropped").value(r.gradients_dropped);
   j.key("messages").value(r.messages);
   j.key("bytes_sent").value(r.bytes_sent);
+  j.key("push_bytes").value(r.push_bytes);
+  j.key("pull_bytes").value(r.pull_bytes);
   j.key("flows").value(r.flows);
   j.key("flows_per_s").value(static_cast<double>(r.flows) / wall);
   j.key("mean_staleness").value(r.mean_staleness);
@@ -226,7 +230,7 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
 MetricsRecorder::MetricsRecorder(const std::filesystem::path& dir, bool rounds_table)
     : metrics_(dir / "metrics.csv", {"time_s", "event", "shard", "version", "worker", "gradients", "staleness_mean",
                                      "staleness_max", "train_loss", "test_loss", "test_accuracy", "perplexity",
-                                     "bytes_sent", "epochs"}) {
+                                     "bytes_sent", "push_bytes", "epochs"}) {
   if (rounds_table)
     rounds_csv_ = std::make_unique<output::CsvWriter>(
         dir / "rounds.csv", std::vector<std::string>{"round", "end_s", "duration_s", "dropped_gradients"});
@@ -245,7 +249,7 @@ void MetricsRecorder::on_update(const ps::UpdateRecord& u) {
   else metrics_.empty_cell();
   metrics_.cell(u.gradients).cell(u.staleness_mean).cell(u.staleness_max);
   loss_cell(metrics_, u.train_loss);
-  metrics_.empty_cell().empty_cell().empty_cell().empty_cell().empty_cell();
+  metrics_.empty_cell().empty_cell().empty_cell().empty_cell().empty_cell().empty_cell();
   metrics_.end_row();
   if (u.shard == 0 && !std::isnan(u.train_loss)) {
     loss_sum_ += u.train_loss;
@@ -263,7 +267,7 @@ void MetricsRecorder::on_eval(const ps::EvalRecord& e) {
   metrics_.cell(e.test_loss).cell(e.test_accuracy);
   if (e.language_model) metrics_.cell(e.perplexity);
   else metrics_.empty_cell();
-  metrics_.cell(e.bytes_sent).cell(e.epochs);
+  metrics_.cell(e.bytes_sent).cell(e.push_bytes).cell(e.epochs);
   metrics_.end_row();
   if (loss_count_ > 0) last_train_loss_ = train_loss;
   loss_sum_ = 0;
@@ -296,7 +300,7 @@ RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& 
 std::vector<std::string> figure_names() {
   return {"sim_time_s",        "stopped_by",         "rounds",          "mean_round_s",
           "updates",           "gradients_applied",  "gradients_dropped", "bytes_sent",
-          "flows",             "mean_staleness",     "max_staleness",   "computing_share",
+          "push_bytes",        "pull_bytes",         "flows",             "mean_staleness",     "max_staleness",   "computing_share",
           "blocked_share",     "bottleneck_link",    "bottleneck_utilization", "epochs",
           "final_test_accuracy", "best_test_accuracy", "final_train_loss", "time_to_target_s",
           "final_perplexity",  "diverged"};
@@ -314,6 +318,8 @@ std::vector<Figure> report_figures(const RunReport& r) {
       {"gradients_applied", integer(r.gradients_applied)},
       {"gradients_dropped", integer(r.gradients_dropped)},
       {"bytes_sent", num(r.bytes_sent)},
+      {"push_bytes", num(r.push_bytes)},
+      {"pull_bytes", num(r.pull_bytes)},
       {"flows", integer(static_cast<std::int64_t>(r.flows))},
       {"mean_staleness", num(r.mean_staleness)},
       {"max_staleness", integer(r.max_staleness)},

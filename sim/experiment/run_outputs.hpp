@@ -5,7 +5,8 @@
 //                          version, worker, gradients, staleness_mean, staleness_max,
 //                          train_loss) and one "eval" row per evaluation (updates done in
 //                          `version`, train_loss since the previous one, test_loss,
-//                          test_accuracy, perplexity, bytes_sent and epochs so far)
+//                          test_accuracy, perplexity, bytes_sent, push_bytes and epochs
+//                          so far)
 //   rounds.csv             sync and SSP: one row per round (clock applied by every shard)
 //   workers.csv            per worker: speed factor, iterations, time split
 //   links.csv              per link direction: capacity, bytes, mean and max utilization
@@ -62,6 +63,7 @@ struct RunReport {
   std::int64_t updates = 0, gradients_applied = 0, gradients_dropped = 0;
   std::uint64_t messages = 0, flows = 0;
   double bytes_sent = 0;
+  double push_bytes = 0, pull_bytes = 0;  ///< of bytes_sent: gradients to shards, parameters to workers
   double mean_staleness = 0;
   std::int64_t max_staleness = 0;
   std::vector<std::int64_t> staleness_histogram;

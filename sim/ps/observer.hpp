@@ -49,6 +49,7 @@ struct EvalRecord {
   double perplexity = 0;      ///< exp(test_loss); reported for language models
   bool language_model = false;
   double bytes_sent = 0;      ///< bytes of every message sent so far
+  double push_bytes = 0;      ///< of which gradients pushed to the shards
 };
 
 /// What a worker is doing; the time split gives each instant to the first that applies.

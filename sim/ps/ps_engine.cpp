@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace pssim::ps {
 
 PsEngine::PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& compute, PsConfig config, PsLayout layout,
@@ -25,7 +27,13 @@ PsEngine::PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& comp
     worker.used.assign(s, -1);
     if (math) worker.held_slices.assign(s, nullptr);
     worker.state_since = sim.now();
+    all_workers_.push_back(w);
   }
+  const auto sized = [&](const std::vector<double>& v, const char* what) {
+    if (!v.empty() && v.size() != s) throw std::invalid_argument(fmt::format("{} needs one size per shard", what));
+  };
+  sized(config.push_bytes, "push_bytes");
+  sized(config.pull_bytes, "pull_bytes");
   shards_.resize(s);
   for (std::size_t k = 0; k < s; ++k) {
     ShardState& shard = shards_[k];
@@ -33,6 +41,10 @@ PsEngine::PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& comp
     shard.index = k;
     shard.host = layout.shard_hosts[k];
     shard.bytes = layout.shards[k].bytes();
+    shard.params = layout.shards[k].params;
+    shard.push_bytes = config.push_bytes.empty() ? shard.bytes : config.push_bytes[k];
+    shard.pull_bytes = config.pull_bytes.empty() ? shard.bytes : config.pull_bytes[k];
+    total_params_ += static_cast<double>(shard.params);
   }
 }
 
@@ -50,7 +62,7 @@ std::uint64_t PsEngine::new_message(const Message& m) {
 void PsEngine::start() {
   for (auto& shard : shards_) {
     if (math_) shard.current = math_->initial_slice(shard.index);
-    for (std::size_t w = 0; w < workers_.size(); ++w) send_pull(shard, w);
+    for (std::size_t w = 0; w < workers_.size(); ++w) send_slice(shard, w, shard.current, shard.bytes);
   }
 }
 
@@ -94,13 +106,24 @@ void PsEngine::on_delivered(std::uint64_t tag) {
   else receive_push(m);
 }
 
-void PsEngine::send_pull(ShardState& s, std::size_t worker) {
+void PsEngine::send_slice(ShardState& s, std::size_t worker, SliceRef slice, double bytes) {
   Worker& w = workers_[worker];
   const auto tag = new_message({Message::Kind::Pull, static_cast<std::int64_t>(worker),
-                                static_cast<std::int64_t>(s.index), s.version, 0, s.current, nullptr, nullptr});
+                                static_cast<std::int64_t>(s.index), s.version, 0, std::move(slice), nullptr, nullptr});
   ++w.pulls_in_flight;
   set_flags(w);
-  transport_.send(s.host, w.host, s.bytes, this, tag);
+  totals_.pull_bytes += bytes;
+  transport_.send(s.host, w.host, bytes, this, tag);
+}
+
+void PsEngine::send_pulls(ShardState& s, const std::vector<std::size_t>& workers) {
+  if (!math_) {
+    for (std::size_t w : workers) send_slice(s, w, nullptr, s.pull_bytes);
+    return;
+  }
+  auto messages = math_->pull_messages(s.index, s.current, workers);
+  for (std::size_t i = 0; i < workers.size(); ++i)
+    send_slice(s, workers[i], std::move(messages[i].held), messages[i].bytes.value_or(s.pull_bytes));
 }
 
 void PsEngine::receive_pull(const Message& m) {
@@ -158,7 +181,8 @@ void PsEngine::try_start(Worker& w) {
   }
   set_flags(w);
   Worker* p = &w;
-  sim_.schedule_after(compute_.next_duration(w.index, config_.flops_per_iteration),
+  const double codec = (config_.push_codec_seconds + config_.pull_codec_seconds) * total_params_;
+  sim_.schedule_after(compute_.next_duration(w.index, config_.flops_per_iteration) + seconds_to_ns(codec),
                       [p] { p->engine->finish_compute(*p); });
 }
 
@@ -173,7 +197,9 @@ void PsEngine::finish_compute(Worker& w) {
                                   static_cast<std::int64_t>(s.index), w.used[s.index], clock, nullptr, gradient,
                                   computed_on});
     ++w.pushes_in_flight;
-    transport_.send(w.host, s.host, s.bytes, this, tag);
+    const double bytes = gradient && !gradient->wire_bytes.empty() ? gradient->wire_bytes[s.index] : s.push_bytes;
+    totals_.push_bytes += bytes;
+    transport_.send(w.host, s.host, bytes, this, tag);
   }
   w.used_slices.clear();
   set_flags(w);
@@ -261,12 +287,20 @@ void PsEngine::begin_apply(ShardState& s) {
     s.applying_now = std::move(s.async_queue.front());
     s.async_queue.pop_front();
   }
-  if (!config_.apply_bandwidth) {
+  // Compression work of the update: decoding its pushes, encoding the pulls it answers.
+  const bool async = config_.mode == PsConfig::Mode::Async;
+  const double gradients = async ? 1.0 : static_cast<double>(s.collected.front());
+  const double answers = async ? 1.0 : static_cast<double>(workers_.size());
+  double seconds = (config_.push_codec_seconds * gradients + config_.pull_codec_seconds * answers) *
+                   static_cast<double>(s.params);
+  if (config_.apply_bandwidth) seconds += s.bytes / *config_.apply_bandwidth;
+  const TimeNs duration = seconds_to_ns(seconds);
+  if (duration == 0) {
     finish_apply(s);
     return;
   }
   ShardState* p = &s;
-  sim_.schedule_after(seconds_to_ns(s.bytes / *config_.apply_bandwidth), [p] { p->engine->finish_apply(*p); });
+  sim_.schedule_after(duration, [p] { p->engine->finish_apply(*p); });
 }
 
 void PsEngine::finish_apply(ShardState& s) {
@@ -321,13 +355,13 @@ void PsEngine::finish_apply(ShardState& s) {
     finished_ = true;
 
   if (config_.mode == PsConfig::Mode::Async) {
-    send_pull(s, static_cast<std::size_t>(s.applying_now.worker));
+    send_pulls(s, {static_cast<std::size_t>(s.applying_now.worker)});
     if (!s.async_queue.empty()) begin_apply(s);
     return;
   }
   clock_applied(s.version - 1, s.dropped_this_round);
   s.dropped_this_round = 0;
-  for (std::size_t w = 0; w < workers_.size(); ++w) send_pull(s, w);
+  send_pulls(s, all_workers_);
   // SSP: the next clock may already be complete (fast workers ran ahead).
   if (config_.mode == PsConfig::Mode::Ssp && !s.collected.empty() &&
       s.collected.front() == static_cast<std::int64_t>(workers_.size()))

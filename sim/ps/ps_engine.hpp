@@ -45,6 +45,15 @@ struct PsConfig {
   std::optional<double> apply_bandwidth;   ///< bytes/s of slice a shard updates; none: free
   std::optional<std::int64_t> stop_updates;  ///< finished() once every shard has this many
   std::optional<std::int64_t> stop_samples;  ///< finished() once shard 0's updates covered this many samples
+  /// Bytes of each shard's push and pull messages when the math does not give them (no
+  /// math, or the direction is uncompressed); empty: 4 bytes per parameter. Version 0
+  /// always goes out whole.
+  std::vector<double> push_bytes, pull_bytes;
+  /// Compression cost in seconds per element encoded or decoded, per direction (0: free or
+  /// uncompressed). A worker's iteration takes (push + pull) x all parameters longer (it
+  /// encodes its pushes and decodes its pulls); a shard's update (push x gradients + pull
+  /// x messages it sends) x its parameters.
+  double push_codec_seconds = 0, pull_codec_seconds = 0;
 };
 
 struct PsLayout {
@@ -64,6 +73,8 @@ struct PsTotals {
   std::int64_t gradients_applied = 0;  ///< gradient slices included in updates
   std::int64_t gradients_dropped = 0;
   std::int64_t rounds = 0;             ///< sync/ssp: clocks applied by every shard
+  double push_bytes = 0;               ///< bytes of all push messages sent
+  double pull_bytes = 0;               ///< bytes of all pull messages sent (version 0 included)
   std::vector<std::int64_t> staleness_histogram;  ///< [tau] = gradient slices with staleness tau
 };
 
@@ -116,7 +127,9 @@ class PsEngine : private net::MessageSink {
     PsEngine* engine = nullptr;
     std::size_t index = 0;
     net::NodeId host = 0;
-    double bytes = 0;
+    double bytes = 0;                   // the slice, uncompressed
+    double push_bytes = 0, pull_bytes = 0;  // a message without math (see PsConfig)
+    std::int64_t params = 0;
     std::int64_t version = 0;
     // sync / ssp: gradients collected per clock, from `version` on
     std::deque<std::int64_t> collected;
@@ -152,7 +165,8 @@ class PsEngine : private net::MessageSink {
 
   void set_flags(Worker& w);  // re-derives the state after a flag change (time split)
   void account(Worker& w);    // books the time since the last change to the current state
-  void send_pull(ShardState& s, std::size_t worker);
+  void send_slice(ShardState& s, std::size_t worker, SliceRef slice, double bytes);
+  void send_pulls(ShardState& s, const std::vector<std::size_t>& workers);  // the current version
   void receive_pull(const Message& m);
   void receive_push(const Message& m);
   void try_start(Worker& w);
@@ -173,6 +187,8 @@ class PsEngine : private net::MessageSink {
   PsMath* math_;
   std::vector<Worker> workers_;
   std::vector<ShardState> shards_;
+  std::vector<std::size_t> all_workers_;  // 0 .. N-1
+  double total_params_ = 0;
   std::vector<Message> messages_;
   std::vector<std::uint32_t> free_messages_;
   std::deque<std::int64_t> shards_done_per_clock_;  // sync/ssp: shards that applied clock c

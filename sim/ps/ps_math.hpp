@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace pssim::ps {
@@ -21,6 +22,9 @@ struct GradientData {
   std::vector<float> values;  ///< the whole flat vector's gradient (each shard reads its ranges)
   double loss = 0;            ///< mean training loss of the batch
   std::int64_t samples = 0;   ///< batch size
+  /// Push compression: the bytes of each shard's message (values then hold what the
+  /// shards decode). Empty: uncompressed.
+  std::vector<double> wire_bytes;
 };
 using GradientRef = std::shared_ptr<const GradientData>;
 
@@ -48,6 +52,19 @@ class PsMath {
   /// Async: applies one gradient of staleness tau, computed on `computed_on` (null unless
   /// needs_computed_on()), and returns the shard's new slice.
   virtual SliceRef apply_one(std::size_t shard, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) = 0;
+  /// A shard's answer to a pull: what the worker will hold, and the message's size
+  /// (nullopt: the uncompressed slice).
+  struct PullMessage {
+    SliceRef held;
+    std::optional<double> bytes;
+  };
+  /// The messages shard s sends now, at its current version `current`, to each of
+  /// `workers` (never version 0, which goes out uncompressed). Default: the slice itself.
+  virtual std::vector<PullMessage> pull_messages(std::size_t /*shard*/, const SliceRef& current,
+                                                 const std::vector<std::size_t>& workers) {
+    return std::vector<PullMessage>(workers.size(), PullMessage{current, std::nullopt});
+  }
+
   /// True when apply_one needs the slice a gradient was computed on (delay compensation).
   virtual bool needs_computed_on() const { return false; }
 };

@@ -49,6 +49,21 @@ TrainingMath::TrainingMath(const models::Network& network, const models::Trainin
   }
   threads_.resize(pool_.threads());
   for (auto& t : threads_) t.workspace = network.make_workspace();
+
+  const CompressionConfig& c = config.compression;
+  std::vector<std::size_t> lengths;
+  for (const auto& m : shards_) lengths.push_back(m.length);
+  if (c.push.enabled())
+    for (std::int64_t w = 0; w < config.workers; ++w) {
+      push_.emplace_back(c.push, lengths);
+      push_seeds_.push_back(models::derive_seed(config.seed, "push", static_cast<std::uint64_t>(w)));
+    }
+  if (c.pull.enabled())
+    for (std::size_t s = 0; s < shards_.size(); ++s) {
+      pull_.emplace_back(c.pull, static_cast<std::size_t>(config.workers), current_[s]);
+      pull_seeds_.push_back(models::derive_seed(config.seed, "pull", s));
+    }
+  pulls_sent_.assign(shards_.size(), 0);
 }
 
 TrainingMath::~TrainingMath() {
@@ -87,7 +102,7 @@ std::shared_ptr<GradientData> TrainingMath::new_gradient() {
     const std::lock_guard<std::mutex> lock(pool_mutex_);
     if (!free_gradients_.empty()) g = free_gradients_.back(), free_gradients_.pop_back();
   }
-  if (!g) g = new GradientData{std::vector<float>(network_.num_params()), 0, 0};
+  if (!g) g = new GradientData{std::vector<float>(network_.num_params()), 0, 0, {}};
   return {g, [this, alive = alive_](GradientData* b) {
             const std::lock_guard<std::mutex> lock(pool_mutex_);
             if (*alive) free_gradients_.push_back(b);
@@ -125,16 +140,64 @@ std::uint64_t TrainingMath::start_gradient(std::size_t worker, std::int64_t iter
       models::derive_seed(dropout_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
   auto result = new_gradient();
   GradientData* out = result.get();
-  auto job = [this, held, batch = std::move(batch), dropout, out](unsigned thread) {
+  auto job = [this, worker, iteration, held, batch = std::move(batch), dropout, out](unsigned thread) {
     ThreadState& t = threads_[thread];
     const auto params = params_view(held, t.params);
     data_.fill_batch(batch, t.batch);
     out->loss = network_.loss_and_gradient(params, t.batch.view(), out->values, *t.workspace, dropout);
     out->samples = t.batch.size;
+    out->wire_bytes.clear();
+    if (!push_.empty()) compress_push(worker, iteration, *out, t);
   };
   const std::uint64_t id = next_ticket_++;
   pending_.emplace(id, Pending{pool_.submit(std::move(job)), std::move(result)});
   return id;
+}
+
+// Each shard's slice of the gradient becomes what that shard will decode.
+void TrainingMath::compress_push(std::size_t worker, std::int64_t iteration, GradientData& g, ThreadState& t) {
+  const std::uint64_t seed = models::derive_seed(push_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
+  g.wire_bytes.resize(shards_.size());
+  for (std::size_t s = 0; s < shards_.size(); ++s) {
+    const auto& ranges = shards_[s].ranges;
+    const std::uint64_t shard_seed = models::derive_seed(seed, "shard", s);
+    if (ranges.size() == 1) {  // contiguous: compress in place
+      const std::span<float> slice(g.values.data() + ranges[0].begin, static_cast<std::size_t>(ranges[0].size()));
+      g.wire_bytes[s] = static_cast<double>(push_[worker].compress(s, slice, shard_seed));
+      continue;
+    }
+    t.slice.resize(shards_[s].length);
+    std::size_t at = 0;
+    for (const auto& r : ranges) {
+      std::copy_n(g.values.begin() + r.begin, r.size(), t.slice.begin() + static_cast<std::ptrdiff_t>(at));
+      at += static_cast<std::size_t>(r.size());
+    }
+    g.wire_bytes[s] = static_cast<double>(push_[worker].compress(s, t.slice, shard_seed));
+    at = 0;
+    for (const auto& r : ranges) {
+      std::copy_n(t.slice.begin() + static_cast<std::ptrdiff_t>(at), r.size(), g.values.begin() + r.begin);
+      at += static_cast<std::size_t>(r.size());
+    }
+  }
+}
+
+std::vector<PsMath::PullMessage> TrainingMath::pull_messages(std::size_t shard, const SliceRef& current,
+                                                             const std::vector<std::size_t>& workers) {
+  std::vector<PullMessage> out(workers.size(), PullMessage{current, std::nullopt});
+  if (pull_.empty()) return out;
+  // Workers' copies are independent: encode them in parallel, seeded by message number.
+  const std::uint64_t first = pulls_sent_[shard];
+  pulls_sent_[shard] += workers.size();
+  std::vector<std::shared_ptr<JobPool::Ticket>> tickets;
+  tickets.reserve(workers.size());
+  for (std::size_t i = 0; i < workers.size(); ++i)
+    tickets.push_back(pool_.submit([this, shard, &current, &workers, &out, first, i](unsigned thread) {
+      const std::uint64_t seed = models::derive_seed(pull_seeds_[shard], "message", first + i);
+      const auto m = pull_[shard].encode(workers[i], current, new_slice(shard), threads_[thread].slice, seed);
+      out[i] = PullMessage{m.held, static_cast<double>(m.bytes)};
+    }));
+  for (const auto& t : tickets) pool_.wait(t);
+  return out;
 }
 
 GradientRef TrainingMath::gradient(std::uint64_t ticket) {

@@ -13,6 +13,10 @@
 // batch results in batch order. Outputs are identical for any number of threads, and
 // sharding or placement change the timing but not the parameters.
 //
+// Compression (compression.hpp): a worker's gradient job also compresses each shard's
+// slice (its residuals are touched by its own jobs only, one at a time); a shard's pulls
+// to several workers are encoded in parallel, each against that worker's copy.
+//
 // Learning rate of an update: optimizer lr x linear scaling (workers x batch / base batch,
 // ramped over warmup updates) x staleness factor (1, 1/max(tau,1) or 1/(1+tau)); the
 // optimizer's own warm-up applies on top. Delay compensation (DC-ASGD) adds
@@ -30,6 +34,7 @@
 #include "models/data/training_data.hpp"
 #include "models/nets/network.hpp"
 #include "models/optim/optimizer.hpp"
+#include "sim/ps/compression.hpp"
 #include "sim/ps/job_pool.hpp"
 #include "sim/ps/partition.hpp"
 #include "sim/ps/ps_math.hpp"
@@ -50,6 +55,7 @@ struct TrainingMathConfig {
   std::int64_t batch_size = 64;
   std::uint64_t seed = 1;
   unsigned threads = 1;
+  CompressionConfig compression;
 };
 
 class TrainingMath : public PsMath {
@@ -66,6 +72,8 @@ class TrainingMath : public PsMath {
                   std::int64_t tau) override;
   SliceRef apply_average(std::size_t shard, std::int64_t clock, std::int64_t count) override;
   SliceRef apply_one(std::size_t shard, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) override;
+  std::vector<PullMessage> pull_messages(std::size_t shard, const SliceRef& current,
+                                         const std::vector<std::size_t>& workers) override;
   bool needs_computed_on() const override { return config_.lr.delay_compensation.has_value(); }
 
   /// Test loss and accuracy (or perplexity) of the parameters made of `slices` (one per
@@ -94,6 +102,7 @@ class TrainingMath : public PsMath {
     std::unique_ptr<models::Workspace> workspace;
     std::vector<float> params;
     models::Batch batch;
+    std::vector<float> slice;  // compression: a shard's slice of a gradient, or a pull delta
   };
   struct Pending {
     std::shared_ptr<JobPool::Ticket> ticket;
@@ -105,6 +114,7 @@ class TrainingMath : public PsMath {
   std::shared_ptr<GradientData> new_gradient();
   double learning_rate(const ShardMath& s, std::int64_t tau) const;
   double staleness_factor(std::int64_t tau) const;
+  void compress_push(std::size_t worker, std::int64_t iteration, GradientData& g, ThreadState& t);
   SliceRef apply(std::size_t shard, std::vector<float>& grad_slice, double lr, const SliceRef& computed_on);
 
   const models::Network& network_;
@@ -114,6 +124,11 @@ class TrainingMath : public PsMath {
   std::vector<SliceRef> current_;
   std::vector<models::BatchSampler> samplers_;
   std::vector<std::uint64_t> dropout_seeds_;
+  std::vector<PushCompressor> push_;        // per worker (push compression only)
+  std::vector<std::uint64_t> push_seeds_;   // per worker
+  std::vector<PullCompressor> pull_;        // per shard (pull compression only)
+  std::vector<std::uint64_t> pull_seeds_;   // per shard
+  std::vector<std::uint64_t> pulls_sent_;   // per shard: compressed messages so far
   std::vector<ThreadState> threads_;
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::uint64_t next_ticket_ = 1;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/compress/compressor.hpp"
 #include "models/data/training_data.hpp"
 #include "models/nets/network_spec.hpp"
 #include "models/optim/optimizer.hpp"
@@ -137,6 +138,18 @@ struct ProtocolConfig {
   std::int64_t staleness = 0;       ///< ssp: bound s
 };
 
+/// Compression of one direction's messages (see the schema's compression section).
+struct CompressionDirection {
+  models::CompressorSpec spec;                ///< kind none: uncompressed
+  bool error_feedback = false;
+  std::optional<double> momentum_correction;  ///< push only: DGC momentum
+  double cost_per_element_s = 0;              ///< seconds to encode or decode one element
+};
+
+struct CompressionConfig {
+  CompressionDirection push, pull;
+};
+
 struct OutputConfig {
   TimeNs utilization_interval = 10 * kMillisecond;  ///< bin width of link_utilization.csv
   bool trace = false;                                ///< write trace.json
@@ -152,6 +165,7 @@ struct Scenario {
   ClusterConfig cluster;
   NetworkConfig network;
   ProtocolConfig protocol;
+  CompressionConfig compression;
   OutputConfig output;
 };
 

@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario_schema.hpp"
 
+#include "models/compress/compressor.hpp"
 #include "sim/scenario/schema_markdown.hpp"
 
 namespace pssim::scenario {
@@ -317,6 +318,65 @@ SchemaPtr protocol_schema() {
                   "0 is sync.")}}});
 }
 
+SchemaPtr direction_schema(bool push) {
+  const auto ratio = [] {
+    return optional("ratio", scalar_above(VT::Ratio, 0, 1), "1%",
+                    "Share of the slice's elements sent: k = max(1, round(ratio x n)).");
+  };
+  std::vector<Field> shared = {
+      optional("error_feedback", scalar(VT::Bool), "false",
+               push ? "Keep what compression dropped in a residual per (worker, shard) and add it to the next "
+                      "gradient (Stich et al. 2018; Karimireddy et al. 2019). Needs a contractive kind: not "
+                      "randomk, nor qsgd with levels^2 below the slice's length."
+                    : "Take each delta against the worker's copy (mirrored by the shard), so what compression "
+                      "dropped is sent later; false: against the last version sent, and the worker's copy "
+                      "drifts by the accumulated error. Same kinds as for push."),
+      optional("cost_per_element", scalar(VT::FineDuration, 0, 1e-3), "0ns",
+               push ? "Time to encode or decode one element: a worker's iteration takes (push + pull costs) x "
+                      "parameters longer; a shard's update push cost x its parameters per gradient it decodes."
+                    : "Time to encode or decode one element: a shard's update takes pull cost x its "
+                      "parameters longer per worker it answers; a worker's iteration pull cost x parameters.")};
+  if (push)
+    shared.push_back(omittable("momentum_correction", scalar(VT::Real, 0, 0.9999),
+                               "DGC momentum correction (Lin et al. 2018) with this momentum: each worker keeps "
+                               "its own momentum and sends the compressed velocity; topk, dgc and threshold only. "
+                               "Replaces error_feedback and needs training.optimizer.momentum 0 (plain SGD at the "
+                               "servers)."));
+  return variant(
+      "kind", push ? "How workers compress the gradient slice they push to each shard."
+                   : "How shards compress the parameter updates they send to workers.",
+      "none",
+      {{"none", "No compression: 4 bytes per parameter.", {}},
+       {"fp16", "Half precision: 2 bytes per element (+5 bytes of header).", {}},
+       {"topk", "The k largest magnitudes, exactly, with their indices (index list or bitmap, whichever is smaller).",
+        {ratio()}},
+       {"dgc",
+        "Deep Gradient Compression's top-k: the threshold is estimated on a random sample; sends about k "
+        "entries (at most 2k).",
+        {ratio(), optional("sample", scalar_above(VT::Ratio, 0, 1), "1%",
+                           "Share of elements sampled to estimate the threshold (at least 1000).")}},
+       {"randomk", "k elements chosen at random, scaled by n/k (unbiased); the indices travel as a seed.",
+        {ratio()}},
+       {"qsgd", "QSGD stochastic quantization (Alistarh et al. 2017; unbiased): a norm, then per element a sign "
+                "and one of `levels` levels.",
+        {optional("levels", scalar(VT::Count, 1, static_cast<double>(models::kMaxQsgdLevels)), "7",
+                  "Quantization levels s: 1 + ceil(log2(s + 1)) bits per element (7: 4 bits).")}},
+       {"sign", "Scaled sign (EF-SignSGD): 1 bit per element and one scale, the mean magnitude. Use with "
+                "error_feedback.",
+        {}},
+       {"threshold", "Every element with magnitude at least `threshold`, exactly (size depends on the values; "
+                     "needs model.math true).",
+        {required("threshold", scalar(VT::Real, 0, 1e30), "Smallest magnitude sent.")}}},
+      shared);
+}
+
+SchemaPtr compression_schema() {
+  return map_of({section("push", direction_schema(true), "Worker -> server: gradients."),
+                 section("pull", direction_schema(false),
+                         "Server -> worker: parameters. Version 0 goes whole; every later pull is a compressed "
+                         "delta the worker adds to its copy.")});
+}
+
 SchemaPtr output_schema() {
   return map_of({optional("utilization_interval", scalar_above(VT::Duration, 0), "10ms",
                           "Bin width of the per-link utilization time series (link_utilization.csv)."),
@@ -337,6 +397,9 @@ SchemaPtr build() {
       section("cluster", cluster_schema(), "Workers and servers."),
       section("network", network_schema(), "Topology, links and NICs."),
       section("protocol", protocol_schema(), "The parameter-server protocol."),
+      section("compression", compression_schema(),
+              "Message compression per direction. Message sizes are those of the real encodings "
+              "(values, indices, scales, headers); with model.math the receiver decodes the real bytes."),
       section("output", output_schema(), "What is recorded besides the standard outputs."),
   });
 }

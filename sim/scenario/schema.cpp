@@ -12,6 +12,7 @@ std::string describe_type(ValueType type) {
     case ValueType::Name: return "name (letters, digits, . _ -)";
     case ValueType::Enum: return "one of the listed words";
     case ValueType::Duration: return "duration (e.g. 50us, 2ms, 120s)";
+    case ValueType::FineDuration: return "duration, fractions of a ns allowed (e.g. 0.5ns, 2ns)";
     case ValueType::Bandwidth: return "bandwidth (e.g. 10Gbps, 1.25GB/s)";
     case ValueType::Bytes: return "size (e.g. 4.8MB, 512KiB)";
     case ValueType::Flops: return "operations (e.g. 4GFLOP)";

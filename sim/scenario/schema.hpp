@@ -26,7 +26,8 @@ enum class ValueType {
   String,     ///< free text
   Name,       ///< identifier: letters, digits, '.', '_', '-' (used in paths)
   Enum,       ///< one of Schema::choices
-  Duration,   ///< value in seconds (parsed from 50us, 2ms ...)
+  Duration,   ///< value in seconds (parsed from 50us, 2ms ...), a whole number of ns
+  FineDuration,  ///< value in seconds, may be below 1 ns (per-element costs: 0.25ns)
   Bandwidth,  ///< bytes per second
   Bytes,
   Flops,

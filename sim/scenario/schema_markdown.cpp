@@ -18,7 +18,8 @@ std::string escape_cell(const std::string& s) {
 std::string range_text(const Schema& s) {
   auto show = [&](double v) {
     switch (s.type) {
-      case ValueType::Duration: return fmt::format("{}s", v);
+      case ValueType::Duration:
+      case ValueType::FineDuration: return fmt::format("{}s", v);
       case ValueType::Count: return fmt::format("{}", static_cast<long long>(v));
       default: return fmt::format("{}", v);
     }

@@ -368,6 +368,60 @@ ProtocolConfig read_protocol(const ConfigNode& node, std::int64_t workers) {
   return p;
 }
 
+CompressionDirection read_direction(const ConfigNode& node, const std::string& where, const Scenario& s) {
+  CompressionDirection d;
+  const ConfigNode& kind = node.at("kind");
+  auto& spec = d.spec;
+  spec.kind = models::parse_compressor_kind(as_text(kind));
+  if (const ConfigNode* r = node.find("ratio")) spec.ratio = as_real(*r);
+  if (const ConfigNode* m = node.find("sample")) spec.dgc_sample = as_real(*m);
+  if (const ConfigNode* l = node.find("levels")) spec.levels = as_count(*l);
+  if (const ConfigNode* t = node.find("threshold")) spec.threshold = as_real(*t);
+  try {
+    models::validate(spec, where);
+  } catch (const std::invalid_argument& e) {
+    fail(node, e.what());
+  }
+  d.error_feedback = as_bool(node.at("error_feedback"));
+  d.cost_per_element_s = as_seconds(node.at("cost_per_element"));
+  const bool none = spec.kind == models::CompressorKind::none;
+  if (none && d.error_feedback)
+    fail(node.at("error_feedback"), fmt::format("{}.error_feedback needs a compressor: set {}.kind", where, where));
+  if (none && d.cost_per_element_s > 0)
+    fail(node.at("cost_per_element"), fmt::format("{}.cost_per_element needs a compressor: set {}.kind", where, where));
+  if (d.error_feedback && spec.kind == models::CompressorKind::randomk)
+    fail(node.at("error_feedback"),
+         fmt::format("{}.error_feedback with randomk: its n/k scaling is not contractive, so the residual grows "
+                     "without bound; use topk or dgc with error feedback, or randomk without",
+                     where));
+  const bool math = s.model.kind == ModelConfig::Kind::Network && s.model.math;
+  if (spec.kind == models::CompressorKind::threshold && !math)
+    fail(kind, fmt::format("{}.kind threshold sends as many values as exceed the threshold: the message size "
+                           "needs real values (a real model with model.math true)",
+                           where));
+  if (const ConfigNode* m = node.find("momentum_correction")) {
+    d.momentum_correction = as_real(*m);
+    if (spec.kind != models::CompressorKind::topk && spec.kind != models::CompressorKind::dgc &&
+        spec.kind != models::CompressorKind::threshold)
+      fail(*m, fmt::format("{}.momentum_correction needs a sparsifying kind (topk, dgc or threshold), not {}", where,
+                           as_text(kind)));
+    if (given(node.find("error_feedback")) && d.error_feedback)
+      fail(node.at("error_feedback"), fmt::format("{}.momentum_correction keeps its own residual: remove "
+                                                  "{}.error_feedback",
+                                                  where, where));
+    const auto& opt = s.training.optimizer;
+    if (opt.kind != models::OptimizerKind::sgd || opt.momentum != 0)
+      fail(*m, fmt::format("{}.momentum_correction applies the momentum at the workers: the servers need plain SGD "
+                           "(training.optimizer.kind sgd, momentum 0), or momentum is applied twice",
+                           where));
+  }
+  return d;
+}
+
+CompressionConfig read_compression(const ConfigNode& node, const Scenario& s) {
+  return {read_direction(node.at("push"), "compression.push", s), read_direction(node.at("pull"), "compression.pull", s)};
+}
+
 }  // namespace
 
 Scenario translate(ConfigNode& resolved) {
@@ -389,6 +443,7 @@ Scenario translate(ConfigNode& resolved) {
 
   s.network = read_network(resolved.at("network"), s.cluster);
   s.protocol = read_protocol(resolved.at("protocol"), s.cluster.workers.count);
+  s.compression = read_compression(resolved.at("compression"), s);
   s.output.utilization_interval = as_duration(resolved.at("output").at("utilization_interval"));
   s.output.trace = as_bool(resolved.at("output").at("trace"));
   return s;

@@ -150,6 +150,10 @@ TimeNs parse_duration(std::string_view text) {
   return ns;
 }
 
+double parse_fine_duration(std::string_view text) {
+  return with_unit(text, "a duration", "0.5ns or 2us", duration_units());
+}
+
 double parse_bandwidth(std::string_view text) {
   return with_unit(text, "a bandwidth", "10Gbps or 1.25GB/s", bandwidth_units());
 }

@@ -24,7 +24,8 @@ std::string where_in(const std::string& path) { return path.empty() ? "at the to
 std::string format_base(ValueType type, double v) {
   switch (type) {
     case ValueType::Count: return fmt::format("{}", static_cast<long long>(v));
-    case ValueType::Duration: return fmt::format("{}s", v);
+    case ValueType::Duration:
+    case ValueType::FineDuration: return fmt::format("{}s", v);
     case ValueType::Bandwidth: return fmt::format("{}B/s", v);
     case ValueType::Bytes: return fmt::format("{}B", v);
     case ValueType::Flops: return fmt::format("{}FLOP", v);
@@ -242,6 +243,7 @@ double scalar_value(std::string_view text, ValueType type) {
     case ValueType::Ratio: return parse_ratio(text);
     case ValueType::Bool: return parse_bool(text) ? 1.0 : 0.0;
     case ValueType::Duration: return to_seconds(parse_duration(text));
+    case ValueType::FineDuration: return parse_fine_duration(text);
     case ValueType::Bandwidth: return parse_bandwidth(text);
     case ValueType::Bytes: return parse_bytes(text);
     case ValueType::Flops: return parse_flops(text);
@@ -261,6 +263,7 @@ std::int64_t as_count(const ConfigNode& node) { return parse_at(node, [](auto& t
 double as_real(const ConfigNode& node) { return parse_at(node, [](auto& t) { return parse_ratio(t); }); }
 bool as_bool(const ConfigNode& node) { return parse_at(node, [](auto& t) { return parse_bool(t); }); }
 TimeNs as_duration(const ConfigNode& node) { return parse_at(node, [](auto& t) { return parse_duration(t); }); }
+double as_seconds(const ConfigNode& node) { return parse_at(node, [](auto& t) { return parse_fine_duration(t); }); }
 double as_bandwidth(const ConfigNode& node) { return parse_at(node, [](auto& t) { return parse_bandwidth(t); }); }
 double as_bytes(const ConfigNode& node) { return parse_at(node, [](auto& t) { return parse_bytes(t); }); }
 double as_flops(const ConfigNode& node) { return parse_at(node, [](auto& t) { return parse_flops(t); }); }

@@ -35,6 +35,7 @@ std::int64_t as_count(const ConfigNode& node);
 double as_real(const ConfigNode& node);   ///< Real or Ratio
 bool as_bool(const ConfigNode& node);
 TimeNs as_duration(const ConfigNode& node);
+double as_seconds(const ConfigNode& node);  ///< FineDuration
 double as_bandwidth(const ConfigNode& node);  ///< bytes per second
 double as_bytes(const ConfigNode& node);
 double as_flops(const ConfigNode& node);

@@ -233,3 +233,34 @@ TEST_CASE("server apply cost delays every update", "[ps][golden]") {
   rig.run_until_updates();
   for (const auto& r : rig.log.rounds) CHECK(r.duration == 4'000'000);
 }
+
+TEST_CASE("compressed messages: version 0 whole, then the compressed sizes", "[ps][golden][compression]") {
+  // One worker, one server, M = 1 MB, NICs 1 GB/s. Pushes of 10 kB, pulls of 250 kB.
+  // Round 0: pull 1 MB (1 ms) + push 10 kB (0.01 ms); later rounds: pull 0.25 ms + push
+  // 0.01 ms.
+  PsConfig c = sync_config(3);
+  c.push_bytes = {10'000};
+  c.pull_bytes = {250'000};
+  Rig rig(1, 1, 1 * GBps, 1 * GBps, 0, c, partition_by_bytes(250'000, 1));
+  rig.run_until_updates();
+  REQUIRE(rig.log.rounds.size() == 3);
+  CHECK(rig.log.rounds[0].duration == 1'010'000);
+  CHECK(rig.log.rounds[1].duration == 260'000);
+  CHECK(rig.log.rounds[2].duration == 260'000);
+  CHECK(rig.engine->totals().push_bytes == 3 * 10'000.0);
+  CHECK(rig.engine->totals().pull_bytes == 1e6 + 3 * 250'000.0);  // the last round's pull is sent too
+}
+
+TEST_CASE("compression cost lengthens iterations and updates", "[ps][golden][compression]") {
+  // Two workers, one server, 250,000 parameters (1 MB), NICs 1 GB/s, no compute.
+  // Costs: push 2 ns, pull 1 ns per element. A worker's iteration: (2 + 1) ns x 250,000 =
+  // 0.75 ms. The update: push 2 ns x 2 gradients + pull 1 ns x 2 answers, x 250,000 =
+  // 1.5 ms. Network per round (sizes unchanged here): pull 2 MB out of the server 2 ms,
+  // push 2 MB into it 2 ms. Round = 2 + 0.75 + 2 + 1.5 = 6.25 ms.
+  PsConfig c = sync_config(3);
+  c.push_codec_seconds = 2e-9;
+  c.pull_codec_seconds = 1e-9;
+  Rig rig(2, 1, 1 * GBps, 1 * GBps, 0, c, partition_by_bytes(250'000, 1));
+  rig.run_until_updates();
+  for (const auto& r : rig.log.rounds) CHECK(r.duration == 6'250'000);
+}
