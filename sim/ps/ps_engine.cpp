@@ -190,14 +190,15 @@ void PsEngine::finish_compute(Worker& w) {
   w.computing = false;
   ++w.stats.iterations;
   const std::int64_t clock = w.iteration - 1;
-  GradientRef gradient = math_ ? math_->gradient(w.ticket) : nullptr;
+  const std::vector<GradientRef> parts = math_ ? math_->gradient(w.ticket) : std::vector<GradientRef>{};
   for (auto& s : shards_) {
+    const GradientRef gradient = parts.empty() ? nullptr : parts[s.index];
     const SliceRef computed_on = w.used_slices.empty() ? nullptr : w.used_slices[s.index];
     const auto tag = new_message({Message::Kind::Push, static_cast<std::int64_t>(w.index),
                                   static_cast<std::int64_t>(s.index), w.used[s.index], clock, nullptr, gradient,
                                   computed_on});
     ++w.pushes_in_flight;
-    const double bytes = gradient && !gradient->wire_bytes.empty() ? gradient->wire_bytes[s.index] : s.push_bytes;
+    const double bytes = gradient && gradient->wire_bytes ? *gradient->wire_bytes : s.push_bytes;
     totals_.push_bytes += bytes;
     transport_.send(w.host, s.host, bytes, this, tag);
   }

@@ -156,7 +156,7 @@ class PsEngine : private net::MessageSink {
     std::int64_t version = 0;  // pull: version sent; push: version computed on
     std::int64_t clock = 0;    // push: the worker's iteration index
     SliceRef slice;            // math, pull: the slice sent
-    GradientRef gradient;      // math, push: the gradient
+    GradientRef gradient;      // math, push: the shard's part of the gradient
     SliceRef computed_on;      // math, push with delay compensation: the slice it used
   };
 

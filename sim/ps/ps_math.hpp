@@ -18,13 +18,14 @@ namespace pssim::ps {
 /// A shard's parameters at one version: its ranges of the flat vector, concatenated.
 using SliceRef = std::shared_ptr<const std::vector<float>>;
 
+/// One shard's part of a worker's gradient: the gradient on the shard's ranges,
+/// concatenated in the layout of its slice. Each shard's part is its own object, so it is
+/// freed as soon as that shard has applied it.
 struct GradientData {
-  std::vector<float> values;  ///< the whole flat vector's gradient (each shard reads its ranges)
-  double loss = 0;            ///< mean training loss of the batch
+  std::vector<float> values;  ///< [shard length]; with push compression, what the shard decodes
+  double loss = 0;            ///< mean training loss of the whole batch
   std::int64_t samples = 0;   ///< batch size
-  /// Push compression: the bytes of each shard's message (values then hold what the
-  /// shards decode). Empty: uncompressed.
-  std::vector<double> wire_bytes;
+  std::optional<double> wire_bytes;  ///< push compression: the message's size; none: uncompressed
 };
 using GradientRef = std::shared_ptr<const GradientData>;
 
@@ -38,10 +39,11 @@ class PsMath {
   /// Starts the gradient of worker w's iteration `iteration` on `held` (one slice per
   /// shard); returns a ticket for gradient(). May run in the background.
   virtual std::uint64_t start_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) = 0;
-  /// The result of a started gradient (waits for it). Each ticket is redeemed once.
-  virtual GradientRef gradient(std::uint64_t ticket) = 0;
+  /// The result of a started gradient, one part per shard (waits for it). Each ticket is
+  /// redeemed once.
+  virtual std::vector<GradientRef> gradient(std::uint64_t ticket) = 0;
 
-  /// Sync and SSP: adds worker w's gradient g (staleness tau) to shard s's update for
+  /// Sync and SSP: adds worker w's gradient part g (staleness tau) to shard s's update for
   /// `clock`. The update sums its gradients in worker order, not arrival order, so the
   /// math does not depend on timing (sharding or placement change time, not results).
   virtual void accumulate(std::size_t shard, std::int64_t clock, std::size_t worker, const GradientRef& g,
@@ -49,7 +51,7 @@ class PsMath {
   /// Sync and SSP: applies the average of the `count` gradients given for `clock` and
   /// returns the shard's new slice.
   virtual SliceRef apply_average(std::size_t shard, std::int64_t clock, std::int64_t count) = 0;
-  /// Async: applies one gradient of staleness tau, computed on `computed_on` (null unless
+  /// Async: applies one gradient part of staleness tau, computed on `computed_on` (null unless
   /// needs_computed_on()), and returns the shard's new slice.
   virtual SliceRef apply_one(std::size_t shard, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) = 0;
   /// A shard's answer to a pull: what the worker will hold, and the message's size

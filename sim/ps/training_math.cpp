@@ -12,7 +12,7 @@ namespace pssim::ps {
 
 TrainingMath::TrainingMath(const models::Network& network, const models::TrainingData& data, std::vector<Shard> shards,
                            const TrainingMathConfig& config)
-    : network_(network), data_(data), config_(config), alive_(std::make_shared<bool>(true)), pool_(config.threads) {
+    : network_(network), data_(data), config_(config), pool_(config.threads) {
   const auto n = static_cast<std::int64_t>(network.num_params());
   std::int64_t covered = 0;
   for (const auto& s : shards) {
@@ -27,7 +27,14 @@ TrainingMath::TrainingMath(const models::Network& network, const models::Trainin
     shards_.push_back(std::move(m));
   }
   if (covered != n) throw std::invalid_argument("the shards do not cover the parameters exactly once");
-  free_slices_.resize(shards_.size());
+  // A few spare buffers per thread: enough to recycle in steady state.
+  const std::size_t spare = 2 * static_cast<std::size_t>(pool_.threads()) + 2;
+  for (auto& m : shards_) {
+    const std::size_t length = m.length;
+    m.slices = std::make_unique<BufferPool<std::vector<float>>>(spare, [length] { return new std::vector<float>(length); });
+    m.gradients = std::make_unique<BufferPool<GradientData>>(
+        spare, [length] { return new GradientData{std::vector<float>(length), 0, 0, std::nullopt}; });
+  }
 
   // Version 0: the network's initialization, cut into the shards' slices.
   const std::vector<float> init = network.init_params(models::derive_seed(config.seed, "init"));
@@ -74,41 +81,9 @@ TrainingMath::~TrainingMath() {
     } catch (...) {
     }
   }
-  const std::lock_guard<std::mutex> lock(pool_mutex_);
-  *alive_ = false;
-  for (auto* g : free_gradients_) delete g;
-  for (auto& list : free_slices_)
-    for (auto* s : list) delete s;
 }
 
-std::shared_ptr<std::vector<float>> TrainingMath::new_slice(std::size_t shard) {
-  std::vector<float>* buffer = nullptr;
-  {
-    const std::lock_guard<std::mutex> lock(pool_mutex_);
-    auto& list = free_slices_[shard];
-    if (!list.empty()) buffer = list.back(), list.pop_back();
-  }
-  if (!buffer) buffer = new std::vector<float>(shards_[shard].length);
-  return {buffer, [this, shard, alive = alive_](std::vector<float>* b) {
-            const std::lock_guard<std::mutex> lock(pool_mutex_);
-            if (*alive) free_slices_[shard].push_back(b);
-            else delete b;
-          }};
-}
-
-std::shared_ptr<GradientData> TrainingMath::new_gradient() {
-  GradientData* g = nullptr;
-  {
-    const std::lock_guard<std::mutex> lock(pool_mutex_);
-    if (!free_gradients_.empty()) g = free_gradients_.back(), free_gradients_.pop_back();
-  }
-  if (!g) g = new GradientData{std::vector<float>(network_.num_params()), 0, 0, {}};
-  return {g, [this, alive = alive_](GradientData* b) {
-            const std::lock_guard<std::mutex> lock(pool_mutex_);
-            if (*alive) free_gradients_.push_back(b);
-            else delete b;
-          }};
-}
+std::shared_ptr<std::vector<float>> TrainingMath::new_slice(std::size_t shard) { return shards_[shard].slices->get(); }
 
 SliceRef TrainingMath::initial_slice(std::size_t shard) { return current_.at(shard); }
 
@@ -138,47 +113,48 @@ std::uint64_t TrainingMath::start_gradient(std::size_t worker, std::int64_t iter
   std::vector<std::int64_t> batch(items.begin(), items.end());
   const std::uint64_t dropout =
       models::derive_seed(dropout_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
-  auto result = new_gradient();
-  GradientData* out = result.get();
-  auto job = [this, worker, iteration, held, batch = std::move(batch), dropout, out](unsigned thread) {
-    ThreadState& t = threads_[thread];
-    const auto params = params_view(held, t.params);
-    data_.fill_batch(batch, t.batch);
-    out->loss = network_.loss_and_gradient(params, t.batch.view(), out->values, *t.workspace, dropout);
-    out->samples = t.batch.size;
-    out->wire_bytes.clear();
-    if (!push_.empty()) compress_push(worker, iteration, *out, t);
+  auto result = std::make_shared<std::vector<GradientRef>>();
+  auto job = [this, worker, iteration, held, batch = std::move(batch), dropout, result](unsigned thread) {
+    compute_gradient(worker, iteration, held, batch, dropout, thread, *result);
   };
   const std::uint64_t id = next_ticket_++;
   pending_.emplace(id, Pending{pool_.submit(std::move(job)), std::move(result)});
   return id;
 }
 
-// Each shard's slice of the gradient becomes what that shard will decode.
-void TrainingMath::compress_push(std::size_t worker, std::int64_t iteration, GradientData& g, ThreadState& t) {
-  const std::uint64_t seed = models::derive_seed(push_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
-  g.wire_bytes.resize(shards_.size());
+// Runs on the job pool. The gradient of the whole vector, cut into the shards' parts
+// (each compressed, with push compression, into what its shard will decode).
+void TrainingMath::compute_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held,
+                                    const std::vector<std::int64_t>& batch, std::uint64_t dropout, unsigned thread,
+                                    std::vector<GradientRef>& parts) {
+  ThreadState& t = threads_[thread];
+  const auto params = params_view(held, t.params);
+  data_.fill_batch(batch, t.batch);
+  std::vector<std::shared_ptr<GradientData>> out;
+  for (auto& m : shards_) out.push_back(m.gradients->get());
+  // A single contiguous shard's part is the whole vector: computed in place.
+  const bool whole = shards_.size() == 1 && shards_[0].ranges.size() == 1;
+  std::vector<float>& full = whole ? out[0]->values : t.gradient;
+  full.resize(network_.num_params());
+  const double loss = network_.loss_and_gradient(params, t.batch.view(), full, *t.workspace, dropout);
+  const std::uint64_t seed =
+      push_.empty() ? 0 : models::derive_seed(push_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
   for (std::size_t s = 0; s < shards_.size(); ++s) {
-    const auto& ranges = shards_[s].ranges;
-    const std::uint64_t shard_seed = models::derive_seed(seed, "shard", s);
-    if (ranges.size() == 1) {  // contiguous: compress in place
-      const std::span<float> slice(g.values.data() + ranges[0].begin, static_cast<std::size_t>(ranges[0].size()));
-      g.wire_bytes[s] = static_cast<double>(push_[worker].compress(s, slice, shard_seed));
-      continue;
+    GradientData& part = *out[s];
+    if (!whole) {
+      std::size_t at = 0;
+      for (const auto& r : shards_[s].ranges) {
+        std::copy_n(full.begin() + r.begin, r.size(), part.values.begin() + static_cast<std::ptrdiff_t>(at));
+        at += static_cast<std::size_t>(r.size());
+      }
     }
-    t.slice.resize(shards_[s].length);
-    std::size_t at = 0;
-    for (const auto& r : ranges) {
-      std::copy_n(g.values.begin() + r.begin, r.size(), t.slice.begin() + static_cast<std::ptrdiff_t>(at));
-      at += static_cast<std::size_t>(r.size());
-    }
-    g.wire_bytes[s] = static_cast<double>(push_[worker].compress(s, t.slice, shard_seed));
-    at = 0;
-    for (const auto& r : ranges) {
-      std::copy_n(t.slice.begin() + static_cast<std::ptrdiff_t>(at), r.size(), g.values.begin() + r.begin);
-      at += static_cast<std::size_t>(r.size());
-    }
+    part.loss = loss;
+    part.samples = t.batch.size;
+    part.wire_bytes.reset();
+    if (!push_.empty())
+      part.wire_bytes = static_cast<double>(push_[worker].compress(s, part.values, models::derive_seed(seed, "shard", s)));
   }
+  parts.assign(out.begin(), out.end());
 }
 
 std::vector<PsMath::PullMessage> TrainingMath::pull_messages(std::size_t shard, const SliceRef& current,
@@ -200,13 +176,13 @@ std::vector<PsMath::PullMessage> TrainingMath::pull_messages(std::size_t shard, 
   return out;
 }
 
-GradientRef TrainingMath::gradient(std::uint64_t ticket) {
+std::vector<GradientRef> TrainingMath::gradient(std::uint64_t ticket) {
   const auto it = pending_.find(ticket);
   if (it == pending_.end()) throw std::logic_error("gradient ticket redeemed twice or never issued");
   Pending p = std::move(it->second);
   pending_.erase(it);
   pool_.wait(p.ticket);
-  return std::move(p.result);
+  return std::move(*p.result);  // the job has run: wait() synchronized with it
 }
 
 double TrainingMath::staleness_factor(std::int64_t tau) const {
@@ -265,16 +241,11 @@ SliceRef TrainingMath::apply_average(std::size_t shard, std::int64_t clock, std:
   for (const auto& c : contributions) {
     // The staleness factor scales each gradient inside the average (SSP).
     const auto weight = static_cast<float>(staleness_factor(c.tau));
-    std::size_t at = 0;
-    for (const auto& r : s.ranges) {
-      const float* src = c.gradient->values.data() + r.begin;
-      float* dst = mean.data() + at;
-      if (weight == 1.0f)
-        for (std::int64_t i = 0; i < r.size(); ++i) dst[i] += src[i];
-      else
-        for (std::int64_t i = 0; i < r.size(); ++i) dst[i] += weight * src[i];
-      at += static_cast<std::size_t>(r.size());
-    }
+    const float* src = c.gradient->values.data();
+    if (weight == 1.0f)
+      for (std::size_t i = 0; i < s.length; ++i) mean[i] += src[i];
+    else
+      for (std::size_t i = 0; i < s.length; ++i) mean[i] += weight * src[i];
   }
   const float inverse = 1.0f / static_cast<float>(count);
   for (float& x : mean) x *= inverse;
@@ -283,13 +254,9 @@ SliceRef TrainingMath::apply_average(std::size_t shard, std::int64_t clock, std:
 
 SliceRef TrainingMath::apply_one(std::size_t shard, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) {
   ShardMath& s = shards_.at(shard);
+  // A copy: delay compensation modifies the gradient, and the part is shared.
   std::vector<float>& slice = s.scratch;  // reused: no allocation per update
-  slice.resize(s.length);
-  std::size_t at = 0;
-  for (const auto& r : s.ranges) {
-    std::copy_n(g->values.begin() + r.begin, r.size(), slice.begin() + static_cast<std::ptrdiff_t>(at));
-    at += static_cast<std::size_t>(r.size());
-  }
+  slice.assign(g->values.begin(), g->values.end());
   return apply(shard, slice, learning_rate(s, tau), computed_on);
 }
 

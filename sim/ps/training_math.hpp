@@ -3,10 +3,11 @@
 // Shards: each owns its ranges of the flat parameter vector as one contiguous slice, a
 // SliceOptimizer per range (its state sliced the same way), and per-clock gradient sums.
 // Every update writes a new slice (copy, then update), so a slice handed to workers never
-// changes; slices and gradient buffers come from pools and go back when unreferenced.
+// changes; slices and gradient parts come from per-shard pools (buffer_pool.hpp).
 // Workers: each has its items (iid or Dirichlet partition) and a batch sampler, both
 // seeded per worker; a gradient is computed on the held slices, assembled into one vector
-// (no copy for a single contiguous shard), by a JobPool job.
+// (no copy for a single contiguous shard), by a JobPool job, and cut into one part per
+// shard (written in place for a single contiguous shard).
 //
 // Determinism: a gradient depends only on (slices, batch, dropout seed); an averaged update
 // sums its gradients in worker order (whatever order they arrived in); evaluation sums
@@ -25,7 +26,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -34,6 +34,7 @@
 #include "models/data/training_data.hpp"
 #include "models/nets/network.hpp"
 #include "models/optim/optimizer.hpp"
+#include "sim/ps/buffer_pool.hpp"
 #include "sim/ps/compression.hpp"
 #include "sim/ps/job_pool.hpp"
 #include "sim/ps/partition.hpp"
@@ -67,7 +68,7 @@ class TrainingMath : public PsMath {
 
   SliceRef initial_slice(std::size_t shard) override;
   std::uint64_t start_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) override;
-  GradientRef gradient(std::uint64_t ticket) override;
+  std::vector<GradientRef> gradient(std::uint64_t ticket) override;
   void accumulate(std::size_t shard, std::int64_t clock, std::size_t worker, const GradientRef& g,
                   std::int64_t tau) override;
   SliceRef apply_average(std::size_t shard, std::int64_t clock, std::int64_t count) override;
@@ -97,24 +98,30 @@ class TrainingMath : public PsMath {
     std::unordered_map<std::int64_t, std::vector<Contribution>> pending;  // per clock
     std::vector<float> scratch;  // the gradient slice of an async update
     std::int64_t updates = 0;
+    std::unique_ptr<BufferPool<std::vector<float>>> slices;  // [length] each
+    std::unique_ptr<BufferPool<GradientData>> gradients;     // values [length] each
   };
   struct ThreadState {
     std::unique_ptr<models::Workspace> workspace;
     std::vector<float> params;
     models::Batch batch;
-    std::vector<float> slice;  // compression: a shard's slice of a gradient, or a pull delta
+    std::vector<float> gradient;  // [parameters], when shards need their parts cut out of it
+    std::vector<float> slice;     // pull compression: a delta
   };
   struct Pending {
     std::shared_ptr<JobPool::Ticket> ticket;
-    std::shared_ptr<GradientData> result;
+    // Set by the job when it runs: a queued job holds no gradient buffer (memory: in async,
+    // most workers have a computation queued or a gradient in flight, rarely both).
+    std::shared_ptr<std::vector<GradientRef>> result;
   };
 
   std::span<const float> params_view(const std::vector<SliceRef>& slices, std::vector<float>& buffer) const;
   std::shared_ptr<std::vector<float>> new_slice(std::size_t shard);
-  std::shared_ptr<GradientData> new_gradient();
+  void compute_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held,
+                        const std::vector<std::int64_t>& batch, std::uint64_t dropout, unsigned thread,
+                        std::vector<GradientRef>& parts);
   double learning_rate(const ShardMath& s, std::int64_t tau) const;
   double staleness_factor(std::int64_t tau) const;
-  void compress_push(std::size_t worker, std::int64_t iteration, GradientData& g, ThreadState& t);
   SliceRef apply(std::size_t shard, std::vector<float>& grad_slice, double lr, const SliceRef& computed_on);
 
   const models::Network& network_;
@@ -132,11 +139,6 @@ class TrainingMath : public PsMath {
   std::vector<ThreadState> threads_;
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::uint64_t next_ticket_ = 1;
-  // Buffer pools: returned buffers are reused (no page faults for large allocations).
-  std::mutex pool_mutex_;
-  std::vector<GradientData*> free_gradients_;
-  std::vector<std::vector<std::vector<float>*>> free_slices_;  // per shard
-  std::shared_ptr<bool> alive_;  // pool deleters check it: buffers may outlive the object
   JobPool pool_;  // last: destroyed first, so no job runs on a half-destroyed object
 };
 

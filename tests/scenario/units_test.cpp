@@ -16,6 +16,14 @@ TEST_CASE("durations parse to integer nanoseconds", "[units]") {
   CHECK(parse_duration("3\xC2\xB5s") == 3'000);  // micro sign
 }
 
+TEST_CASE("fine durations keep fractions of a nanosecond (per-element costs)", "[units]") {
+  CHECK(parse_fine_duration("0.25ns") == Approx(0.25e-9).epsilon(1e-15));
+  CHECK(parse_fine_duration("2us") == Approx(2e-6).epsilon(1e-15));
+  CHECK(parse_fine_duration("0ns") == 0.0);
+  CHECK_THROWS_WITH(parse_duration("0.25ns"), Catch::Contains("below the simulator's 1 ns resolution"));
+  CHECK_THROWS_WITH(parse_fine_duration("3"), Catch::Contains("has no unit"));
+}
+
 TEST_CASE("bandwidths parse to bytes per second, bits and bytes kept apart", "[units]") {
   CHECK(parse_bandwidth("10Gbps") == Approx(1.25e9).epsilon(1e-15));
   CHECK(parse_bandwidth("1.25GB/s") == Approx(1.25e9).epsilon(1e-15));

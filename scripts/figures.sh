@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Regenerates the figures the README shows (docs/figures/*.png) from scratch: runs the
+# science sweeps of scenarios/sweeps/ into results/, plots them, and copies the figures.
+# About 10 minutes on 2 cores after the build.
+#
+#   scripts/figures.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake --preset release
+cmake --build --preset release -j "$(nproc)" --target pssim
+pssim=build/release/sim/cli/pssim
+jobs=$(nproc)
+mkdir -p docs/figures
+
+sweep() {  # sweep NAME: run scenarios/sweeps/NAME.yaml into results/sweeps/NAME and plot it
+  "$pssim" sweep "scenarios/sweeps/$1.yaml" -o "results/sweeps/$1" -j "$jobs" -q
+  "$pssim" plot "results/sweeps/$1" -o "results/sweeps/$1/plots" >/dev/null
+}
+keep() {  # keep SWEEP FIGURE [NAME]: copy a figure into docs/figures
+  cp "results/sweeps/$1/plots/$2.png" "docs/figures/${3:-$1_$2}.png"
+}
+
+sweep quickstart && keep quickstart accuracy_vs_time
+sweep stragglers && keep stragglers accuracy_vs_time
+sweep staleness && keep staleness staleness_vs_workers && keep staleness accuracy_vs_workers
+sweep shards && keep shards round_time_vs_shards
+sweep compression && keep compression accuracy_vs_time && keep compression accuracy_vs_bytes
+
+# One synchronous straggler run with its trace: the per-worker timeline.
+"$pssim" run scenarios/stragglers.yaml --set training.stop.sim_time=6s --set output.trace=true \
+  -o results/stragglers-trace -q
+"$pssim" plot results/stragglers-trace -o results/stragglers-trace/plots >/dev/null
+cp results/stragglers-trace/plots/worker_timeline.png docs/figures/stragglers_worker_timeline.png
+ls -l docs/figures
