@@ -91,7 +91,7 @@ def _plot_group(ax, label, members, x_of, y_of):
     xs = pd.concat([x_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
     ys = pd.concat([y_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
     x = xs.mean(axis=1)
-    line, = ax.plot(x, ys.mean(axis=1), marker=".", label=f"{label} (mean of {len(members)} seeds, band: min-max)")
+    line, = ax.plot(x, ys.mean(axis=1), marker=".", label=f"{label} ({len(members)} seeds: mean, min-max)")
     ax.fill_between(x, ys.min(axis=1), ys.max(axis=1), color=line.get_color(), alpha=0.15, linewidth=0)
 
 
@@ -109,13 +109,16 @@ def plot_accuracy(runs, out, written):
         _plot_group(top, label, members, lambda e: e["time_s"], quality)
         losses = [(r, e.dropna(subset=["train_loss"])) for r, e in members]
         _plot_group(bottom, label, losses, lambda e: e["time_s"], lambda e: e["train_loss"])
+    # Accuracy rises toward the upper right, perplexity falls toward the lower right.
+    corner = "upper right" if language else "lower right"
     top.set_ylabel("test perplexity" if language else "test accuracy (%)")
     top.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against simulated time")
     bottom.set_ylabel("training loss (mean since previous evaluation)")
     bottom.set_xlabel("simulated time (s)")
-    for ax in (top, bottom):
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+    top.grid(alpha=0.3)
+    top.legend(fontsize=8, loc=corner)
+    bottom.grid(alpha=0.3)
+    bottom.legend(fontsize=8, loc="upper right")
     _save(fig, out, "accuracy_vs_time", written)
 
     with_bytes = [(r, e) for r, e in with_eval if "bytes_sent" in e and e["bytes_sent"].notna().any()]
@@ -139,7 +142,7 @@ def plot_accuracy(runs, out, written):
         ax.set_xlabel(xlabel)
         ax.set_ylabel("test perplexity" if language else "test accuracy (%)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc=corner)
     fig.suptitle("Held-out " + ("perplexity" if language else "accuracy") + " against bytes on the wire")
     _save(fig, out, "accuracy_vs_bytes", written)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the figures the README shows (docs/figures/*.png) from scratch: runs the
 # science sweeps of scenarios/sweeps/ into results/, plots them, and copies the figures.
-# About 10 minutes on 2 cores after the build.
+# About 4 minutes on 2 cores after the build.
 #
 #   scripts/figures.sh
 set -euo pipefail
@@ -28,7 +28,7 @@ sweep shards && keep shards round_time_vs_shards
 sweep compression && keep compression accuracy_vs_time && keep compression accuracy_vs_bytes
 
 # One synchronous straggler run with its trace: the per-worker timeline.
-"$pssim" run scenarios/stragglers.yaml --set training.stop.sim_time=6s --set output.trace=true \
+"$pssim" run scenarios/stragglers.yaml --set training.stop.sim_time=1s --set output.trace=true \
   -o results/stragglers-trace -q
 "$pssim" plot results/stragglers-trace -o results/stragglers-trace/plots >/dev/null
 cp results/stragglers-trace/plots/worker_timeline.png docs/figures/stragglers_worker_timeline.png

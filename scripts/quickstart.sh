@@ -3,7 +3,7 @@
 # Fashion-MNIST inside a simulated 8-worker cluster three ways (sync through one server,
 # async through one server, sync sharded over 4 servers; scenarios/sweeps/quickstart.yaml)
 # and draws the figures. Results: results/quickstart/ (sweep.csv, points/NNNN/ per run),
-# figures: results/quickstart/plots/. Takes about a minute after the build on 2 cores.
+# figures: results/quickstart/plots/. About 15 seconds after the build on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

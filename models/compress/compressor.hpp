@@ -61,7 +61,8 @@
 // Non-finite inputs are not an error: they give non-finite outputs (an infinite or NaN
 // norm decodes to NaN), so the simulator's divergence check still sees them.
 //
-// Costs: none, fp16, sign, qsgd, threshold O(n); topk O(n) selection + O(k log k);
+// Costs: none, fp16, sign, qsgd, threshold O(n); topk O(n) (radix selection of the k-th
+// magnitude, two counting passes);
 // dgc O(m + n) (+ O(c) selection on fallback); randomk O(k) expected (hash map when
 // k < n / 8, else an n-element array). Randomness: Boost.Random mt19937_64 seeded by
 // derive_seed(seed, kind name) with Boost distributions, so same input + seed = same bytes
@@ -84,8 +85,8 @@ enum class CompressorKind { none, fp16, topk, dgc, randomk, qsgd, sign, threshol
 CompressorKind parse_compressor_kind(std::string_view name);
 std::string_view to_string(CompressorKind kind);
 
-/// Scenario keys (suggested): compression.{push,pull}.{kind, ratio, levels, threshold,
-/// dgc_sample}. All fields are checked whatever the kind (each has a valid default).
+/// Scenario keys: compression.{push,pull}.{kind, ratio, levels, threshold, sample (for
+/// dgc_sample)}. All fields are checked whatever the kind (each has a valid default).
 struct CompressorSpec {
   CompressorKind kind = CompressorKind::none;
   double ratio = 0.01;       ///< topk, dgc, randomk: k = max(1, round(ratio * n)), in (0, 1]
