@@ -93,20 +93,27 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : seq > o.seq; }
   };
   // A binary min-heap on a vector whose capacity survives clear() (no allocation when a
-  // group empties and fills again, as every group does each round).
+  // group empties and fills again, as every group does each round). `max_finish` is the
+  // largest finish pushed since the last clear(): an upper bound of the live entries'
+  // finishes, which tells when a whole group ends at once.
   struct MinHeap {
     std::vector<HeapItem> items;
+    double max_finish = 0;
     bool empty() const { return items.empty(); }
     const HeapItem& top() const { return items.front(); }
     void push(const HeapItem& x) {
       items.push_back(x);
       std::push_heap(items.begin(), items.end(), std::greater<>());
+      max_finish = std::max(max_finish, x.finish);
     }
     void pop() {
       std::pop_heap(items.begin(), items.end(), std::greater<>());
       items.pop_back();
     }
-    void clear() { items.clear(); }
+    void clear() {
+      items.clear();
+      max_finish = 0;
+    }
   };
   struct Group {
     double v = 0;        // bytes moved per flow since the group formed

@@ -20,9 +20,11 @@
 // the slices they hold, and shards apply real updates (see ps_math.hpp); without one, the
 // engine only times things. Message sizes: 4 bytes per parameter of the shard; with
 // compression (compression.hpp), the sizes of the real encodings the math reports, or
-// PsConfig's fixed sizes without math. Version 0 always goes out whole. The time split of each worker gives every instant to the first true of
-// computing, pushing (own gradients in flight), pulling (slices in flight to it), blocked
-// (waiting for others).
+// PsConfig's fixed sizes without math. Version 0 always goes out whole.
+//
+// The time split of each worker gives every instant to the first true of computing,
+// pushing (own gradients in flight), pulling (slices in flight to it), blocked (waiting
+// for others).
 #pragma once
 
 #include <cstdint>
