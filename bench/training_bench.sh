@@ -27,7 +27,7 @@ same=$(cmp -s "$out/sync-1/metrics.csv" "$out/sync-2/metrics.csv" && echo yes ||
 printf 'sync16-mnist-net (12 rounds, 192 gradients of batch 64):\n'
 printf '  1 thread  %8.2f s wall\n  2 threads %8.2f s wall   speed-up %.2fx (target >= 1.7x); identical metrics.csv: %s\n' \
   "$w1" "$w2" "$(awk -v a="$w1" -v b="$w2" 'BEGIN {print a / b}')" "$same"
-printf '  math off  %8.4f s wall   simulator overhead %.2f%% of the 1-thread run (target < 5%%)\n' \
+printf '  math off  %8.4f s wall   simulator overhead %.3f%% of the 1-thread run (target < 5%%)\n' \
   "$w0" "$(awk -v a="$w0" -v b="$w1" 'BEGIN {print 100 * a / b}')"
 
 "$pssim" run "$here/scenarios/async256-mnist-net.yaml" -q -o "$out/async"
