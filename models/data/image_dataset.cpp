@@ -10,6 +10,24 @@
 
 namespace pssim::models {
 
+void ImageDataset::copy_image(std::int64_t i, float* out) const {
+  const auto d = shape.numel();
+  if (!images.empty()) {
+    std::copy_n(images.begin() + std::ptrdiff_t(i * d), d, out);
+    return;
+  }
+  const std::uint8_t* src = bytes.data() + i * d;
+  for (std::int64_t j = 0; j < d; ++j) out[j] = float(src[j]) * byte_scale - byte_shift;
+}
+
+std::span<const float> ImageDataset::floats(std::int64_t first, std::int64_t count, std::vector<float>& buffer) const {
+  const auto d = shape.numel();
+  if (!images.empty()) return {images.data() + first * d, std::size_t(count * d)};
+  buffer.resize(std::size_t(count * d));
+  for (std::int64_t k = 0; k < count; ++k) copy_image(first + k, buffer.data() + k * d);
+  return buffer;
+}
+
 ImageDataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
                            const std::string& name, PixelScaling scaling,
                            const std::string& missing_hint) {
@@ -28,12 +46,9 @@ ImageDataset load_idx_pair(const std::string& images_path, const std::string& la
   ds.name = name;
   ds.shape = Shape3{1, std::int64_t(images.dims[1]), std::int64_t(images.dims[2])};
   const auto n = std::size_t(images.dims[0]);
-  ds.images.resize(images.data.size());
-  const float scale = float(1.0 / (255.0 * scaling.std));
-  const float shift = float(scaling.mean / scaling.std);
-  for (std::size_t i = 0; i < images.data.size(); ++i) {
-    ds.images[i] = float(images.data[i]) * scale - shift;
-  }
+  ds.bytes.assign(images.data.begin(), images.data.end());
+  ds.byte_scale = float(1.0 / (255.0 * scaling.std));
+  ds.byte_shift = float(scaling.mean / scaling.std);
   ds.labels.resize(n);
   std::int32_t max_label = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -124,8 +124,7 @@ void TrainingData::fill_batch(std::span<const std::int64_t> items, Batch& out) c
     out.labels.resize(items.size());
     out.tokens.clear();
     for (std::size_t k = 0; k < items.size(); ++k) {
-      const auto src = train_->images.begin() + std::ptrdiff_t(items[k] * d);
-      std::copy(src, src + d, out.inputs.begin() + std::ptrdiff_t(k * std::size_t(d)));
+      train_->copy_image(items[k], out.inputs.data() + k * std::size_t(d));
       out.labels[k] = train_->labels[std::size_t(items[k])];
     }
     return;
@@ -169,9 +168,9 @@ BatchEval TrainingData::evaluate_part(const Network& net, std::span<const float>
   const auto b = std::min(batch_size, n - start);
   if (task_ == TaskKind::classification) {
     const auto& t = *test_;
-    const auto d = t.shape.numel();
-    BatchView v{b, std::span<const float>(t.images.data() + start * d, std::size_t(b * d)),
-                std::span<const std::int32_t>(t.labels.data() + start, std::size_t(b)), {}};
+    std::vector<float> pixels;  // local: parts run in parallel
+    BatchView v{b, t.floats(start, b, pixels), std::span<const std::int32_t>(t.labels.data() + start, std::size_t(b)),
+                {}};
     return net.evaluate_batch(params, v, ws);
   }
   const auto s = spec_.seq_len;

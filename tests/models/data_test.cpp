@@ -45,11 +45,16 @@ TEST_CASE("IDX: gzipped and raw files read back exactly", "[data][idx]") {
     CHECK(ds.size() == 5);
     CHECK(ds.shape == Shape3{1, 3, 2});
     CHECK(ds.labels == std::vector<std::int32_t>{0, 1, 2, 0, 1});
-    CHECK(ds.images[7] == Approx(7.0f / 255));
+    std::vector<float> pixels;
+    CHECK(ds.floats(0, 5, pixels)[7] == Approx(7.0f / 255));
+    CHECK(ds.bytes.size() == 5 * 6);  // held as bytes: a quarter of the memory
     CHECK(ds.num_classes == 10);
     const auto test = load_mnist_dir(dir.path().string(), Split::test, PixelScaling{0.5, 0.25});
     CHECK(test.size() == 2);
-    CHECK(test.images[1] == Approx((1.0f / 255 - 0.5f) / 0.25f));
+    CHECK(test.floats(0, 2, pixels)[1] == Approx((1.0f / 255 - 0.5f) / 0.25f));
+    float second[6];
+    test.copy_image(1, second);
+    CHECK(second[0] == Approx((6.0f / 255 - 0.5f) / 0.25f));
   }
 }
 
