@@ -275,47 +275,41 @@ def plot_sweep(path, out, written):
         _save(fig, out, "round_time_vs_shards", written)
 
     worker_key = next((a for a in axes if a.endswith("workers.count")), None)
+
+    def against_workers(figure, ylabel, title, draw, log_y=False):
+        """One line per setting of the other axes: draw(ax, agg, label) plots the
+        seed-averaged rows `agg` against worker_key."""
+        fig, ax = plt.subplots(figsize=(7.5, 4.5))
+        for label, rows in lines(worker_key):
+            draw(ax, rows.groupby(worker_key).mean(numeric_only=True).reset_index(), label)
+        ax.set_xlabel("workers")
+        ax.set_ylabel(ylabel)
+        ax.set_xscale("log", base=2)
+        if log_y:
+            ax.set_yscale("log", base=2)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        _save(fig, out, figure, written)
+
+    def draw_staleness(ax, agg, label):
+        line = ax.plot(agg[worker_key], agg["mean_staleness"], marker="o", label=f"{label} (mean)")
+        ax.plot(agg[worker_key], agg["max_staleness"], marker="x", linestyle=":", color=line[0].get_color(),
+                label=f"{label} (max)")
+
     if worker_key and table["time_to_target_s"].notna().any():
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
-        for label, rows in lines(worker_key):
-            agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
-            ax.plot(agg[worker_key], agg["time_to_target_s"], marker="o", label=label)
-        ax.set_xlabel("workers")
-        ax.set_ylabel("simulated time to target accuracy (s)")
-        ax.set_xscale("log", base=2)
-        ax.set_title("Time to target accuracy against the number of workers")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        _save(fig, out, "time_to_target_vs_workers", written)
-
+        against_workers("time_to_target_vs_workers", "simulated time to target accuracy (s)",
+                        "Time to target accuracy against the number of workers",
+                        lambda ax, agg, label: ax.plot(agg[worker_key], agg["time_to_target_s"], marker="o",
+                                                       label=label))
     if worker_key and table["best_test_accuracy"].notna().any():
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
-        for label, rows in lines(worker_key):
-            agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
-            ax.plot(agg[worker_key], 100 * agg["best_test_accuracy"], marker="o", label=label)
-        ax.set_xlabel("workers")
-        ax.set_ylabel("best test accuracy (%)")
-        ax.set_xscale("log", base=2)
-        ax.set_title("Best test accuracy against the number of workers")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        _save(fig, out, "accuracy_vs_workers", written)
-
+        against_workers("accuracy_vs_workers", "best test accuracy (%)",
+                        "Best test accuracy against the number of workers",
+                        lambda ax, agg, label: ax.plot(agg[worker_key], 100 * agg["best_test_accuracy"], marker="o",
+                                                       label=label))
     if worker_key and (table["mean_staleness"] > 0).any():
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
-        for label, rows in lines(worker_key):
-            agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
-            line = ax.plot(agg[worker_key], agg["mean_staleness"], marker="o", label=f"{label} (mean)")
-            ax.plot(agg[worker_key], agg["max_staleness"], marker="x", linestyle=":", color=line[0].get_color(),
-                    label=f"{label} (max)")
-        ax.set_xlabel("workers")
-        ax.set_ylabel("staleness (updates)")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log", base=2)
-        ax.set_title("Staleness of applied gradients against the number of workers")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        _save(fig, out, "staleness_vs_workers", written)
+        against_workers("staleness_vs_workers", "staleness (updates)",
+                        "Staleness of applied gradients against the number of workers", draw_staleness, log_y=True)
 
     # Every point's curves on shared axes, labelled by its swept values; the seeds of one
     # setting are drawn as their mean and spread.

@@ -6,9 +6,7 @@
 #   scripts/figures.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-cmake --preset release
-cmake --build --preset release -j "$(nproc)" --target pssim
+scripts/build.sh pssim
 pssim=build/release/sim/cli/pssim
 jobs=$(nproc)
 mkdir -p docs/figures

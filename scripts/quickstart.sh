@@ -6,9 +6,7 @@
 # figures: results/quickstart/plots/. About 15 seconds after the build on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-cmake --preset release
-cmake --build --preset release -j "$(nproc)" --target pssim
+scripts/build.sh pssim
 pssim=build/release/sim/cli/pssim
 "$pssim" sweep scenarios/sweeps/quickstart.yaml -o results/quickstart -j "$(nproc)"
 "$pssim" plot results/quickstart -o results/quickstart/plots

@@ -10,28 +10,22 @@
 #include "sim/cli/report.hpp"
 #include "sim/experiment/run_job.hpp"
 #include "sim/output/atomic_file.hpp"
-#include "sim/scenario/load_scenario.hpp"
+#include "sim/cli/scenario_args.hpp"
 
 namespace pssim::cli {
 namespace {
 
 struct RunOptions {
-  std::string scenario;
+  ScenarioArgs in;
   std::string output_dir;
-  std::vector<std::string> overrides;
-  std::optional<std::uint64_t> seed;
   unsigned threads = 0;
   bool quiet = false;
 };
 
 int run(const RunOptions& o) {
-  scenario::LoadedScenario loaded;
-  try {
-    loaded = scenario::load_scenario_file(o.scenario, {o.overrides, o.seed});
-  } catch (const scenario::ScenarioError& e) {
-    report(e);
-    return kBadInput;
-  }
+  const auto maybe_loaded = load_or_report(o.in);
+  if (!maybe_loaded) return kBadInput;
+  const scenario::LoadedScenario& loaded = *maybe_loaded;
   const std::filesystem::path dir =
       o.output_dir.empty() ? std::filesystem::path("results") / loaded.scenario.name : std::filesystem::path(o.output_dir);
   ProgressBar bar(!o.quiet);
@@ -57,7 +51,7 @@ int run(const RunOptions& o) {
     return kRunFailed;
   } catch (const std::invalid_argument& e) {
     bar.finish();
-    report(fmt::format("{}: cannot build this scenario: {}", o.scenario, e.what()));
+    report(fmt::format("{}: cannot build this scenario: {}", o.in.scenario, e.what()));
     return kBadInput;
   }
   return kSuccess;
@@ -73,10 +67,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "  pssim run scenarios/timing/sharded-sync.yaml --set cluster.workers.count=64 --seed 3 -o results/s64\n\n"
       "Writes scenario.yaml (resolved), metrics.csv, rounds.csv, workers.csv, links.csv,\n"
       "link_utilization.csv and, last, summary.json into the output directory.");
-  cmd->add_option("scenario", opts->scenario, "Scenario file (YAML)")->required();
+  add_scenario_args(cmd, opts->in, "Scenario file (YAML)");
   cmd->add_option("-o,--output", opts->output_dir, "Output directory (default: results/<scenario name>)");
-  cmd->add_option("--set", opts->overrides, "Override a key: path.to.key=value (repeatable)");
-  cmd->add_option("--seed", opts->seed, "Override the scenario's seed");
   cmd->add_option("--threads", opts->threads, "Threads for gradient math (default: all cores)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_flag("-q,--quiet", opts->quiet, "Print nothing on success (no progress bar either)");

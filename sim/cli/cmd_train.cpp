@@ -10,46 +10,35 @@
 #include "sim/cli/report.hpp"
 #include "sim/experiment/baseline_job.hpp"
 #include "sim/output/atomic_file.hpp"
-#include "sim/scenario/load_scenario.hpp"
+#include "sim/cli/scenario_args.hpp"
 
 namespace pssim::cli {
 namespace {
 
 struct Common {
-  std::string scenario;
+  ScenarioArgs in;
   std::string output_dir;
-  std::vector<std::string> overrides;
-  std::optional<std::uint64_t> seed;
   bool quiet = false;
   std::string params_dir;  // grad
 };
 
-void add_common(CLI::App* cmd, Common& o) {
-  cmd->add_option("scenario", o.scenario, "Scenario file (YAML) with a real model")->required();
-  cmd->add_option("--set", o.overrides, "Override a key: path.to.key=value (repeatable)");
-  cmd->add_option("--seed", o.seed, "Override the scenario's seed");
-}
+constexpr const char* kScenarioHelp = "Scenario file (YAML) with a real model";
 
 // Runs `body` and maps failures to exit codes: bad scenario or configuration 2, I/O 1.
 template <typename Body>
 int guarded(const Common& o, Body body) {
-  scenario::LoadedScenario loaded;
+  const auto loaded = load_or_report(o.in);
+  if (!loaded) return kBadInput;
   try {
-    loaded = scenario::load_scenario_file(o.scenario, {o.overrides, o.seed});
-  } catch (const scenario::ScenarioError& e) {
-    report(e);
-    return kBadInput;
-  }
-  try {
-    return body(loaded);
+    return body(*loaded);
   } catch (const output::OutputError& e) {
     report(e.what());
     return kRunFailed;
   } catch (const std::invalid_argument& e) {
-    report(fmt::format("{}: {}", o.scenario, e.what()));
+    report(fmt::format("{}: {}", o.in.scenario, e.what()));
     return kBadInput;
   } catch (const std::runtime_error& e) {  // missing data files and the like
-    report(fmt::format("{}: {}", o.scenario, e.what()));
+    report(fmt::format("{}: {}", o.in.scenario, e.what()));
     return kBadInput;
   }
 }
@@ -64,7 +53,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "Uses the scenario's model, data, batch size and optimizer; epochs from training.stop.epochs\n"
       "(or steps from training.stop.updates); evaluates every training.eval.every_steps steps.\n"
       "Writes scenario.yaml, curve.csv and, last, summary.json (default: results/<name>-baseline).");
-  add_common(cmd, *o);
+  add_scenario_args(cmd, o->in, kScenarioHelp);
   cmd->add_option("-o,--output", o->output_dir, "Output directory");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   cmd->callback([o, &exit_code] {
@@ -90,7 +79,7 @@ void add_grad_command(CLI::App& app, int& exit_code) {
       "Example:\n  pssim grad scenarios/baseline-convnet.yaml -o /tmp/case\n"
       "  /usr/bin/python3 analysis/check_against_torch.py /tmp/case\n\n"
       "Tensor names, shapes and order are those of PyTorch's state_dict for the same network.");
-  add_common(cmd, *o);
+  add_scenario_args(cmd, o->in, kScenarioHelp);
   cmd->add_option("-o,--output", o->output_dir, "Output directory")->required();
   cmd->add_option("--params", o->params_dir, "Load the parameters from this directory of .npy files");
   cmd->callback([o, &exit_code] {

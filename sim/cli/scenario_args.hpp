@@ -1,0 +1,29 @@
+// The arguments that name a scenario on the command line (SCENARIO, --set, --seed), shared
+// by the commands that load one (run, train, grad).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/scenario/load_scenario.hpp"
+
+namespace pssim::cli {
+
+struct ScenarioArgs {
+  std::string scenario;                ///< path of the YAML file
+  std::vector<std::string> overrides;  ///< --set path.to.key=value, in order
+  std::optional<std::uint64_t> seed;   ///< --seed
+};
+
+/// Registers SCENARIO (required, described by `description`), --set and --seed on `cmd`.
+void add_scenario_args(CLI::App* cmd, ScenarioArgs& args, const std::string& description);
+
+/// Loads the scenario with its overrides. A bad scenario prints its diagnostics
+/// (file:line:col) and gives nullopt: the caller exits with kBadInput.
+std::optional<scenario::LoadedScenario> load_or_report(const ScenarioArgs& args);
+
+}  // namespace pssim::cli
