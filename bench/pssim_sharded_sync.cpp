@@ -10,12 +10,14 @@
 #include "sim/net/flow_network.hpp"
 #include "sim/net/topology_builders.hpp"
 #include "sim/output/resource_usage.hpp"
-#include "sim/ps/ps_engine.hpp"
+#include "sim/ps/clocked_policies.hpp"
+#include "sim/ps/partition.hpp"
+#include "sim/ps/ps_protocol.hpp"
 
 namespace {
 
-struct RoundPrinter : pssim::ps::PsObserver {
-  void on_round(const pssim::ps::RoundRecord& r) override {
+struct RoundPrinter : pssim::protocol::Observer {
+  void on_round(const pssim::protocol::RoundRecord& r) override {
     std::printf("round %lld %.17g\n", static_cast<long long>(r.round), pssim::to_seconds(r.end));
   }
 };
@@ -41,21 +43,20 @@ int main(int argc, char** argv) {
   Simulator sim(1);
   const net::Topology topology = net::build_star(hosts);
   net::FlowNetwork network(sim, topology);
-  ps::ComputeSpec spec;
-  spec.speed = ps::ComputeSpec::Speed::List;
+  compute::ComputeSpec spec;
+  spec.speed = compute::ComputeSpec::Speed::List;
   spec.throughput = 1.0;  // FLOP/s: one "FLOP" per second of compute at factor 1
   for (int i = 0; i < n; ++i) spec.factors.push_back(kBaseComputeSeconds / compute_seconds(i, n));
-  ps::ComputeModel compute(spec, static_cast<std::size_t>(n), sim.random());
+  compute::ComputeModel compute(spec, static_cast<std::size_t>(n), sim.random());
   ps::PsConfig config;
-  config.mode = ps::PsConfig::Mode::Sync;
   config.flops_per_iteration = kBaseComputeSeconds;
-  config.stop_updates = rounds;
+  config.stop.updates = rounds;
   ps::PsLayout layout;
   for (int i = 0; i < n; ++i) layout.worker_hosts.push_back(topology.node("worker-" + std::to_string(i)));
-  layout.shards = ps::partition_by_bytes(static_cast<std::int64_t>(kModelBytes / ps::kBytesPerParam), kServers);
+  layout.shards = ps::partition_by_bytes(static_cast<std::int64_t>(kModelBytes / training::kBytesPerParam), kServers);
   for (int k = 0; k < kServers; ++k) layout.shard_hosts.push_back(topology.node("server-" + std::to_string(k)));
   RoundPrinter printer;
-  ps::PsEngine engine(sim, network, compute, config, layout, &printer);
+  ps::PsProtocol engine(sim, network, compute, config, layout, std::make_unique<ps::SyncPolicy>(0), &printer);
   engine.start();
   sim.run_until_condition([&] { return engine.finished(); });
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -32,7 +32,7 @@ int run(const RunOptions& o) {
   experiment::JobOptions job;
   job.threads = o.threads;
   job.on_progress = [&bar](const experiment::Experiment& e) {
-    const double updates = static_cast<double>(e.engine().totals().updates);
+    const double updates = static_cast<double>(e.protocol().totals().updates);
     bar.update(e.progress_fraction(),
                fmt::format("sim {:.4g} s  {:.3g} updates/s", to_seconds(e.simulator().now()),
                            updates / std::max(bar.elapsed(), 1e-9)));

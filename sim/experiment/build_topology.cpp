@@ -16,6 +16,8 @@ std::string server_name(std::int64_t j) { return "server-" + std::to_string(j); 
 
 void apply_overrides(net::Topology& t, const NetworkConfig& net) {
   for (const auto& o : net.nic_overrides) {
+    if (!t.has_node(o.host))
+      throw std::invalid_argument("network.nic_overrides names host '" + o.host + "', which this cluster does not have");
     const net::NodeId host = t.node(o.host);
     const net::LinkId link = t.access_link(host);
     if (o.up) t.set_capacity(t.direction(link, host), *o.up);
@@ -29,11 +31,11 @@ void apply_overrides(net::Topology& t, const NetworkConfig& net) {
 
 }  // namespace
 
-BuiltTopology build_topology(const scenario::Scenario& s) {
+BuiltTopology build_topology(const scenario::Scenario& s, bool with_servers) {
   const auto& net = s.network;
   const std::int64_t workers = s.cluster.workers.count;
   const bool colocated = s.cluster.servers.placement == ServersConfig::Placement::Colocated;
-  const std::int64_t servers = colocated ? 0 : s.cluster.servers.count;
+  const std::int64_t servers = colocated || !with_servers ? 0 : s.cluster.servers.count;
   BuiltTopology out;
 
   if (net.topology == NetworkConfig::Topology::Explicit) {
@@ -43,7 +45,7 @@ BuiltTopology build_topology(const scenario::Scenario& s) {
     for (const auto& l : net.links) links.push_back({l.from, l.to, l.forward, l.reverse, l.latency});
     out.topology = net::build_explicit(hosts, net.switches, links);
     for (const auto& h : net.worker_hosts) out.worker_hosts.push_back(out.topology.node(h));
-    if (!colocated)
+    if (!colocated && with_servers)
       for (const auto& h : net.server_hosts) out.server_hosts.push_back(out.topology.node(h));
     return out;
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "models/core/seed.hpp"
 #include "models/nets/build_network.hpp"
 
 #include <fmt/format.h>
@@ -17,16 +18,16 @@ namespace {
 using scenario::ServersConfig;
 using scenario::SpeedConfig;
 
-ps::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
-  ps::ComputeSpec c;
+compute::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
+  compute::ComputeSpec c;
   const auto& s = w.speed;
   switch (s.dist) {
-    case SpeedConfig::Dist::Constant: c.speed = ps::ComputeSpec::Speed::Constant; break;
-    case SpeedConfig::Dist::List: c.speed = ps::ComputeSpec::Speed::List; break;
-    case SpeedConfig::Dist::Uniform: c.speed = ps::ComputeSpec::Speed::Uniform; break;
-    case SpeedConfig::Dist::Lognormal: c.speed = ps::ComputeSpec::Speed::Lognormal; break;
-    case SpeedConfig::Dist::Stragglers: c.speed = ps::ComputeSpec::Speed::Stragglers; break;
-    case SpeedConfig::Dist::TransientStragglers: c.speed = ps::ComputeSpec::Speed::TransientStragglers; break;
+    case SpeedConfig::Dist::Constant: c.speed = compute::ComputeSpec::Speed::Constant; break;
+    case SpeedConfig::Dist::List: c.speed = compute::ComputeSpec::Speed::List; break;
+    case SpeedConfig::Dist::Uniform: c.speed = compute::ComputeSpec::Speed::Uniform; break;
+    case SpeedConfig::Dist::Lognormal: c.speed = compute::ComputeSpec::Speed::Lognormal; break;
+    case SpeedConfig::Dist::Stragglers: c.speed = compute::ComputeSpec::Speed::Stragglers; break;
+    case SpeedConfig::Dist::TransientStragglers: c.speed = compute::ComputeSpec::Speed::TransientStragglers; break;
   }
   c.factor = s.factor;
   c.factors = s.factors;
@@ -43,29 +44,23 @@ ps::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
 
 ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sample) {
   ps::PsConfig c;
-  switch (s.protocol.mode) {
-    case scenario::ProtocolConfig::Mode::Sync: c.mode = ps::PsConfig::Mode::Sync; break;
-    case scenario::ProtocolConfig::Mode::Async: c.mode = ps::PsConfig::Mode::Async; break;
-    case scenario::ProtocolConfig::Mode::Ssp: c.mode = ps::PsConfig::Mode::Ssp; break;
-  }
-  c.backup_workers = s.protocol.backup_workers;
-  c.staleness = s.protocol.staleness;
   c.flops_per_iteration = static_cast<double>(s.data.batch_size()) * flops_per_sample;
   c.apply_bandwidth = s.cluster.servers.apply_bandwidth;
-  c.stop_updates = s.training.stop.updates;
+  c.stop.updates = s.training.stop.updates;
   return c;
 }
 
-ps::DirectionCompression direction(const scenario::CompressionDirection& d) {
+training::DirectionCompression direction(const scenario::CompressionDirection& d) {
   return {d.spec, d.error_feedback, d.momentum_correction, d.cost_per_element_s};
 }
 
 // Message sizes for runs without math, and the codec costs.
-void configure_compression(const ps::CompressionConfig& c, const std::vector<ps::Shard>& shards, ps::PsConfig& config) {
+void configure_compression(const training::CompressionConfig& c, const std::vector<training::Part>& shards,
+                           ps::PsConfig& config) {
   for (const auto& shard : shards) {
     // Threshold's size needs the values: it requires math, which gives every size.
-    config.push_bytes.push_back(ps::fixed_message_bytes(c.push, shard.params).value_or(shard.bytes()));
-    config.pull_bytes.push_back(ps::fixed_message_bytes(c.pull, shard.params).value_or(shard.bytes()));
+    config.push_bytes.push_back(training::fixed_message_bytes(c.push, shard.params).value_or(shard.bytes()));
+    config.pull_bytes.push_back(training::fixed_message_bytes(c.pull, shard.params).value_or(shard.bytes()));
   }
   config.push_codec_seconds = c.push.enabled() ? c.push.seconds_per_element : 0;
   config.pull_codec_seconds = c.pull.enabled() ? c.pull.seconds_per_element : 0;
@@ -73,7 +68,8 @@ void configure_compression(const ps::CompressionConfig& c, const std::vector<ps:
 
 // Error feedback needs a contractive compressor; QSGD is one only while s^2 >= n (its
 // error is up to sqrt(n)/s times the norm). Shard sizes are known only now.
-void check_feedback(const ps::DirectionCompression& d, const char* where, const std::vector<ps::Shard>& shards) {
+void check_feedback(const training::DirectionCompression& d, const char* where,
+                    const std::vector<training::Part>& shards) {
   if (!d.error_feedback || d.spec.kind != models::CompressorKind::qsgd) return;
   std::int64_t largest = 0;
   for (const auto& shard : shards) largest = std::max(largest, shard.params);
@@ -138,71 +134,96 @@ void Experiment::build_model() {
 
 Experiment::~Experiment() = default;
 
-Experiment::Experiment(const scenario::Scenario& s, unsigned threads) : scenario_(s), threads_(threads), sim_(s.seed) {
-  BuiltTopology built = build_topology(s);
+Experiment::Experiment(const scenario::Scenario& s, unsigned threads)
+    : scenario_(s), scheme_(schemes::find(s.protocol.scheme)), threads_(threads), sim_(s.seed) {
+  BuiltTopology built = build_topology(s, scheme_.layout != schemes::Layout::AllReduced);
   topology_ = std::move(built.topology);
-  layout_.worker_hosts = built.worker_hosts;
   build_model();
 
   const auto& servers = s.cluster.servers;
-  if (servers.shards > params_)
-    throw std::invalid_argument(fmt::format("{} shards for {} parameters: some shards would be empty", servers.shards,
-                                            params_));
-  if (servers.partition == ServersConfig::Partition::Layer &&
-      servers.shards > static_cast<std::int64_t>(layer_params_.size()))
-    throw std::invalid_argument(fmt::format("{} shards but the model has {} tensors: with partition: layer some shards "
-                                            "would be empty (use fewer shards or partition: bytes)",
-                                            servers.shards, layer_params_.size()));
-  layout_.shards = servers.partition == ServersConfig::Partition::Layer
-                       ? ps::partition_by_layer(layer_params_, servers.shards)
-                       : ps::partition_by_bytes(params_, servers.shards);
-  const bool colocated = servers.placement == ServersConfig::Placement::Colocated;
-  const std::vector<net::NodeId>& hosts = colocated ? built.worker_hosts : built.server_hosts;
-  const auto host_count = static_cast<std::int64_t>(hosts.size());
-  const std::vector<std::int64_t> placement = servers.placement == ServersConfig::Placement::Balanced
-                                                  ? ps::place_balanced(layout_.shards, host_count)
-                                                  : ps::place_round_robin(layout_.shards.size(), host_count);
-  for (std::int64_t h : placement) layout_.shard_hosts.push_back(hosts[static_cast<std::size_t>(h)]);
+  schemes::LayoutInputs in;
+  in.params = params_;
+  in.tensor_params = layer_params_;
+  if (network_model_ && data_->task() == models::TaskKind::language_model) {
+    const auto& table = network_model_->layout().find("embedding.weight");
+    in.embedding = training::EmbeddingTable{static_cast<std::int64_t>(table.offset), table.shape[0], table.shape[1]};
+  }
+  in.shards = servers.shards;
+  in.partition_by_layer = servers.partition == ServersConfig::Partition::Layer;
+  in.placement = servers.placement == ServersConfig::Placement::Balanced    ? schemes::LayoutInputs::Placement::Balanced
+                 : servers.placement == ServersConfig::Placement::Colocated ? schemes::LayoutInputs::Placement::Colocated
+                                                                            : schemes::LayoutInputs::Placement::RoundRobin;
+  in.worker_hosts = built.worker_hosts;
+  in.server_hosts = built.server_hosts;
+  in.racks = s.network.topology == scenario::NetworkConfig::Topology::TwoTier ? static_cast<std::size_t>(s.network.racks)
+                                                                              : 1;
+  layout_ = schemes::make_layout(scheme_, s.protocol, in);
   check_connected();
 
   network_ = std::make_unique<net::FlowNetwork>(sim_, topology_);
   network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts));
-  compute_ = std::make_unique<ps::ComputeModel>(compute_spec(s.cluster.workers),
-                                                static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
-  config_ = protocol_config(s, flops_per_sample_);
-  const ps::CompressionConfig compression{direction(s.compression.push), direction(s.compression.pull)};
+  compute_ = std::make_unique<compute::ComputeModel>(compute_spec(s.cluster.workers),
+                                                     static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
+  ps::PsConfig config = protocol_config(s, flops_per_sample_);
+  const training::CompressionConfig compression{direction(s.compression.push), direction(s.compression.pull)};
   check_feedback(compression.push, "compression.push", layout_.shards);
   check_feedback(compression.pull, "compression.pull", layout_.shards);
-  configure_compression(compression, layout_.shards, config_);
-  if (network_model_ && s.model.math) {
-    ps::TrainingMathConfig m;
-    m.optimizer = s.training.optimizer;
-    const auto& lr = s.training.lr;
-    m.lr.staleness = lr.staleness == scenario::LearningRateRules::Staleness::Inverse ? ps::LearningRatePolicy::Staleness::Inverse
-                     : lr.staleness == scenario::LearningRateRules::Staleness::InversePlusOne
-                         ? ps::LearningRatePolicy::Staleness::InversePlusOne
-                         : ps::LearningRatePolicy::Staleness::None;
-    if (lr.linear_scaling)
-      m.lr.scale = static_cast<double>(s.cluster.workers.count * s.data.batch_size()) / static_cast<double>(lr.base_batch);
-    m.lr.warmup_updates = lr.warmup_updates;
-    m.lr.delay_compensation = lr.delay_compensation;
-    m.workers = s.cluster.workers.count;
-    m.batch_size = s.data.batch_size();
-    m.seed = s.seed;
-    m.threads = threads_;
-    m.compression = compression;
-    math_ = std::make_unique<ps::TrainingMath>(*network_model_, *data_, layout_.shards, m);
-    if (s.training.stop.epochs)
-      config_.stop_samples = static_cast<std::int64_t>(std::ceil(*s.training.stop.epochs * static_cast<double>(math_->train_items())));
-  }
-  engine_ = std::make_unique<ps::PsEngine>(sim_, *network_, *compute_, config_, layout_, &forward_, math_.get());
+  configure_compression(compression, layout_.shards, config);
+  if (network_model_ && s.model.math) build_math();
+  config.stop.samples = stop_samples_;
+  protocol_ = schemes::build(scheme_, {sim_, *network_, *compute_, &forward_, s.protocol, std::move(config), layout_,
+                                       {gradients_.get(), store_.get()}});
 }
 
-// Every worker must reach every shard's host and back; better said now than mid-run.
+// The gradient source and the parameter store over the layout's parts (shards first,
+// then the all-reduced part).
+void Experiment::build_math() {
+  const auto& s = scenario_;
+  std::vector<training::Part> parts = layout_.shards;
+  if (layout_.all_reduced) parts.push_back(layout_.all_reduced->part);
+  pool_ = std::make_unique<parallel::JobPool>(threads_);
+
+  training::ModelGradientsConfig g;
+  g.workers = s.cluster.workers.count;
+  g.batch_size = s.data.batch_size();
+  g.seed = s.seed;
+  g.push = direction(s.compression.push);
+  if (scheme_.layout == schemes::Layout::Hybrid || s.cluster.servers.sparse_embeddings) {
+    const auto& table = network_model_->layout().find("embedding.weight");
+    g.sparse_embedding = training::EmbeddingTable{static_cast<std::int64_t>(table.offset), table.shape[0], table.shape[1]};
+  }
+  gradients_ = std::make_unique<training::ModelGradients>(*network_model_, *data_, parts, g, *pool_);
+
+  training::ModelParametersConfig m;
+  m.optimizer = s.training.optimizer;
+  const auto& lr = s.training.lr;
+  m.lr.staleness = lr.staleness == scenario::LearningRateRules::Staleness::Inverse
+                       ? training::LearningRatePolicy::Staleness::Inverse
+                   : lr.staleness == scenario::LearningRateRules::Staleness::InversePlusOne
+                       ? training::LearningRatePolicy::Staleness::InversePlusOne
+                       : training::LearningRatePolicy::Staleness::None;
+  if (lr.linear_scaling)
+    m.lr.scale = static_cast<double>(s.cluster.workers.count * s.data.batch_size()) / static_cast<double>(lr.base_batch);
+  m.lr.warmup_updates = lr.warmup_updates;
+  m.lr.delay_compensation = lr.delay_compensation;
+  m.workers = s.cluster.workers.count;
+  m.seed = s.seed;
+  m.pull = direction(s.compression.pull);
+  store_ = std::make_unique<training::ModelParameters>(network_model_->init_params(models::derive_seed(s.seed, "init")),
+                                                       std::move(parts), m, *pool_);
+  if (s.training.stop.epochs)
+    stop_samples_ =
+        static_cast<std::int64_t>(std::ceil(*s.training.stop.epochs * static_cast<double>(gradients_->train_items())));
+}
+
+// Every worker must reach every shard's host and back, and the workers of an all-reduce
+// one another (links are full duplex: reaching worker 0 and back is enough); better said
+// now than mid-run.
 void Experiment::check_connected() const {
   std::vector<net::NodeId> servers = layout_.shard_hosts;
   std::sort(servers.begin(), servers.end());
   servers.erase(std::unique(servers.begin(), servers.end()), servers.end());
+  if (layout_.all_reduced) servers.push_back(layout_.worker_hosts.front());
   net::ResourceId buffer[net::kMaxRouteLength];
   TimeNs latency;
   try {
@@ -220,11 +241,8 @@ double Experiment::progress_fraction() const {
   const auto& stop = scenario_.training.stop;
   double f = 0;
   if (stop.sim_time) f = std::max(f, static_cast<double>(sim_.now()) / static_cast<double>(*stop.sim_time));
-  if (stop.updates) {
-    std::int64_t least = engine_->shard_version(0);
-    for (std::size_t s = 1; s < engine_->shards(); ++s) least = std::min(least, engine_->shard_version(s));
-    f = std::max(f, static_cast<double>(least) / static_cast<double>(*stop.updates));
-  }
+  if (stop.updates)
+    f = std::max(f, static_cast<double>(protocol_->least_updates()) / static_cast<double>(*stop.updates));
   return std::min(f, 1.0);
 }
 
@@ -234,26 +252,22 @@ void Experiment::watch_flow_counts(std::function<void(net::ResourceId, std::size
 }
 
 std::vector<float> Experiment::parameters() const {
-  if (!math_) throw std::logic_error("parameters() needs a real model with math");
-  std::vector<ps::SliceRef> slices;
-  for (std::size_t k = 0; k < engine_->shards(); ++k) slices.push_back(engine_->shard_slice(k));
-  return math_->assemble(slices);
+  if (!gradients_) throw std::logic_error("parameters() needs a real model with math");
+  return gradients_->assemble(protocol_->current_parameters());
 }
 
 void Experiment::evaluate_now() {
-  std::vector<ps::SliceRef> slices;
-  for (std::size_t k = 0; k < engine_->shards(); ++k) slices.push_back(engine_->shard_slice(k));
-  const models::EvalResult r = math_->evaluate(slices);
-  ps::EvalRecord e;
+  const models::EvalResult r = gradients_->evaluate(protocol_->current_parameters());
+  protocol::EvalRecord e;
   e.time = sim_.now();
-  e.updates = engine_->totals().updates;
-  e.epochs = static_cast<double>(engine_->totals().samples) / static_cast<double>(math_->train_items());
+  e.updates = protocol_->totals().updates;
+  e.epochs = static_cast<double>(protocol_->totals().samples) / static_cast<double>(gradients_->train_items());
   e.test_loss = r.loss;
   e.test_accuracy = r.accuracy;
   e.language_model = data_->task() == models::TaskKind::language_model;
   e.perplexity = r.perplexity;
   e.bytes_sent = network_->bytes_sent();
-  e.push_bytes = engine_->totals().push_bytes;
+  e.push_bytes = protocol_->totals().push_bytes;
   outcome_.final_eval = e;
   ++outcome_.evaluations;
   outcome_.best_accuracy = std::max(outcome_.best_accuracy, e.test_accuracy);
@@ -262,20 +276,20 @@ void Experiment::evaluate_now() {
     outcome_.time_to_target = e.time;
     if (scenario_.training.stop_at_target) {
       target_reached_ = true;
-      engine_->stop();
+      protocol_->stop();
     }
   }
   forward_.on_eval(e);
 }
 
-RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(const Experiment&)>& progress) {
+RunStats Experiment::run(protocol::Observer* observer, const std::function<void(const Experiment&)>& progress) {
   if (sim_.events_executed() > 0) throw std::logic_error("an experiment runs once");
   forward_.target = observer;
   const auto start = std::chrono::steady_clock::now();
-  engine_->start();
+  protocol_->start();
   const auto& stop = scenario_.training.stop;
   if (stop.sim_time) sim_.schedule_at(*stop.sim_time, [this] { sim_.stop(); });
-  if (math_) {
+  if (gradients_) {
     evaluate_now();  // the initial parameters
     if (const auto every = scenario_.training.eval_every) {
       // Evaluation takes no simulated time: a periodic event reads the shards' slices.
@@ -298,17 +312,17 @@ RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(cons
       next_report = sim_.events_executed() + (1 << 14);
       progress(*this);
     }
-    return engine_->finished();
+    return protocol_->finished();
   });
   RunStats stats;
-  if (engine_->diverged_at()) {
+  if (protocol_->diverged_at()) {
     stats.stopped_by = StopReason::Diverged;
-    outcome_.diverged_at_update = engine_->diverged_at();
+    outcome_.diverged_at_update = protocol_->diverged_at();
   } else if (target_reached_) {
     stats.stopped_by = StopReason::Target;
-  } else if (engine_->finished()) {
-    stats.stopped_by = config_.stop_samples && engine_->totals().samples >= *config_.stop_samples ? StopReason::Epochs
-                                                                                                   : StopReason::Updates;
+  } else if (protocol_->finished()) {
+    stats.stopped_by = stop_samples_ && protocol_->totals().samples >= *stop_samples_ ? StopReason::Epochs
+                                                                                      : StopReason::Updates;
   } else if (stop.sim_time && sim_.now() == *stop.sim_time) {
     stats.stopped_by = StopReason::SimTime;
   } else {
@@ -316,12 +330,12 @@ RunStats Experiment::run(ps::PsObserver* observer, const std::function<void(cons
                                          "(a protocol deadlock: please report it with the scenario)",
                                          to_seconds(sim_.now())));
   }
-  if (math_ && stats.stopped_by != StopReason::Diverged &&
+  if (gradients_ && stats.stopped_by != StopReason::Diverged &&
       (outcome_.evaluations == 0 || outcome_.final_eval.time != sim_.now() ||
-       outcome_.final_eval.updates != engine_->totals().updates))
+       outcome_.final_eval.updates != protocol_->totals().updates))
     evaluate_now();  // the final parameters
   network_->finish();
-  engine_->finish();
+  protocol_->finish();
   forward_.target = nullptr;
   stats.sim_time = sim_.now();
   stats.events = sim_.events_executed();

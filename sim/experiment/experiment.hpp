@@ -1,10 +1,12 @@
 // Experiment: one scenario turned into a runnable simulation, and its run.
 //
 // build: hosts "worker-<i>" and "server-<j>", the topology the scenario asks for with its
-// NIC overrides, the shards and their placement, the compute model and the protocol.
-// run: until the first stop condition (simulated time, or every shard's update count),
-// then the network's counters are closed. Everything is owned here; one Experiment is
-// independent of any other, so several can run on several threads.
+// NIC overrides, where the parameters live (the scheme's layout: shards and their
+// placement, all-reduced parts), the compute model, the training math and the protocol
+// (from the scheme registry). run: until the first stop condition (simulated time, every
+// part's update count, epochs, target accuracy), then the network's counters are closed.
+// Everything is owned here; one Experiment is independent of any other, so several can
+// run on several threads.
 #pragma once
 
 #include <cstdint>
@@ -14,15 +16,19 @@
 #include <string>
 #include <vector>
 
+#include "models/data/training_data.hpp"
+#include "models/nets/network.hpp"
+#include "sim/compute/compute_model.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/net/topology.hpp"
-#include "sim/ps/compute_model.hpp"
-#include "models/data/training_data.hpp"
-#include "models/nets/network.hpp"
-#include "sim/ps/ps_engine.hpp"
-#include "sim/ps/training_math.hpp"
+#include "sim/parallel/job_pool.hpp"
+#include "sim/protocol/observer.hpp"
+#include "sim/protocol/training_protocol.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/schemes/registry.hpp"
+#include "sim/training/model_gradients.hpp"
+#include "sim/training/model_parameters.hpp"
 
 namespace pssim::experiment {
 
@@ -33,7 +39,7 @@ const char* to_string(StopReason r);
 /// What evaluations found (real models with math).
 struct TrainingOutcome {
   std::int64_t evaluations = 0;
-  ps::EvalRecord final_eval;
+  protocol::EvalRecord final_eval;
   double best_accuracy = 0;
   std::optional<TimeNs> time_to_target;
   std::optional<std::int64_t> diverged_at_update;
@@ -60,7 +66,7 @@ class Experiment {
   /// states as they happen; `progress` (may be empty) is called every few thousand
   /// events. Throws std::runtime_error if the simulation runs out of events before a stop
   /// condition holds.
-  RunStats run(ps::PsObserver* observer, const std::function<void(const Experiment&)>& progress = {});
+  RunStats run(protocol::Observer* observer, const std::function<void(const Experiment&)>& progress = {});
 
   /// How far the run is toward its nearest stop condition, 0 to 1.
   double progress_fraction() const;
@@ -68,56 +74,65 @@ class Experiment {
   const scenario::Scenario& scenario() const { return scenario_; }
   const net::Topology& topology() const { return topology_; }
   const net::FlowNetwork& network() const { return *network_; }
-  const ps::PsEngine& engine() const { return *engine_; }
-  const ps::ComputeModel& compute() const { return *compute_; }
-  const ps::PsLayout& layout() const { return layout_; }
+  const protocol::TrainingProtocol& protocol() const { return *protocol_; }
+  const schemes::Scheme& scheme() const { return scheme_; }
+  const compute::ComputeModel& compute() const { return *compute_; }
+  const std::vector<net::NodeId>& worker_hosts() const { return layout_.worker_hosts; }
   const Simulator& simulator() const { return sim_; }
   /// The real network (null for a synthetic model).
   const models::Network* model_network() const { return network_model_.get(); }
-  bool has_math() const { return math_ != nullptr; }
+  bool has_math() const { return gradients_ != nullptr; }
   /// Reports (link direction, active flows, simulated time) whenever flows start or end.
   void watch_flow_counts(std::function<void(net::ResourceId, std::size_t, TimeNs)> listener);
   /// The link directions whose utilization is recorded over time.
   const std::vector<net::ResourceId>& recorded_links() const { return network_->recorded_resources(); }
 
-  /// The servers' current parameters as one flat vector (real models with math).
+  /// The current parameters (shards' and replicas') as one flat vector (real models with math).
   std::vector<float> parameters() const;
 
  private:
   void check_connected() const;
   void build_model();
+  void build_math();
   void evaluate_now();
 
   scenario::Scenario scenario_;
+  const schemes::Scheme& scheme_;
   unsigned threads_;
   Simulator sim_;
   net::Topology topology_;
   ps::PsLayout layout_;
-  // The model side (declared before the engine: messages hold its slices and gradients).
+  // The model side (declared before the protocol: messages hold its slices and gradients).
   std::unique_ptr<models::TrainingData> data_;
   std::unique_ptr<models::Network> network_model_;
-  std::unique_ptr<ps::TrainingMath> math_;
+  std::unique_ptr<parallel::JobPool> pool_;  // before the math, which queues jobs on it
+  std::unique_ptr<training::ModelGradients> gradients_;
+  std::unique_ptr<training::ModelParameters> store_;
   std::int64_t params_ = 0;
   std::vector<std::int64_t> layer_params_;
   double flops_per_sample_ = 0;
   std::unique_ptr<net::FlowNetwork> network_;
-  std::unique_ptr<ps::ComputeModel> compute_;
-  std::unique_ptr<ps::PsEngine> engine_;
-  ps::PsConfig config_;
+  std::unique_ptr<compute::ComputeModel> compute_;
+  std::unique_ptr<protocol::TrainingProtocol> protocol_;
+  std::optional<std::int64_t> stop_samples_;
   TrainingOutcome outcome_;
   bool target_reached_ = false;
   std::shared_ptr<void> evaluator_;  // the periodic evaluation's state
-  // Observers are attached per run; the engine forwards to this one.
-  struct Forwarder : ps::PsObserver {
-    ps::PsObserver* target = nullptr;
-    void on_update(const ps::UpdateRecord& u) override { if (target) target->on_update(u); }
-    void on_round(const ps::RoundRecord& r) override { if (target) target->on_round(r); }
-    void on_gradient(const ps::GradientRecord& g) override { if (target) target->on_gradient(g); }
-    void on_eval(const ps::EvalRecord& e) override { if (target) target->on_eval(e); }
+  // Observers are attached per run; the protocol forwards to this one.
+  struct Forwarder : protocol::Observer {
+    protocol::Observer* target = nullptr;
+    void on_update(const protocol::UpdateRecord& u) override { if (target) target->on_update(u); }
+    void on_round(const protocol::RoundRecord& r) override { if (target) target->on_round(r); }
+    void on_gradient(const protocol::GradientRecord& g) override { if (target) target->on_gradient(g); }
+    void on_eval(const protocol::EvalRecord& e) override { if (target) target->on_eval(e); }
     void on_apply(std::int64_t s, TimeNs a, TimeNs b) override { if (target) target->on_apply(s, a, b); }
     void on_compute_start(std::int64_t w, std::int64_t i) override { if (target) target->on_compute_start(w, i); }
-    void on_worker_state(std::int64_t w, ps::WorkerState s, TimeNs a, TimeNs b) override {
+    void on_worker_state(std::int64_t w, protocol::WorkerState s, TimeNs a, TimeNs b) override {
       if (target) target->on_worker_state(w, s, a, b);
+    }
+    void on_collective_step(std::int64_t w, std::int64_t r, std::int64_t k, protocol::CollectivePhase p, TimeNs a,
+                            TimeNs b) override {
+      if (target) target->on_collective_step(w, r, k, p, a, b);
     }
   } forward_;
 };

@@ -25,18 +25,17 @@ JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::fi
   output::prepare_output_directory(dir);
   remove_previous_outputs(dir);
   output::write_file_atomically(dir / "scenario.yaml", scenario::resolved_yaml(loaded));
-  const bool rounds = loaded.scenario.protocol.mode != scenario::ProtocolConfig::Mode::Async;
-  MetricsRecorder recorder(dir, rounds);
+  MetricsRecorder recorder(dir, experiment.protocol().has_rounds());
   std::unique_ptr<TraceRecorder> trace;
-  std::vector<ps::PsObserver*> observers = {&recorder};
+  std::vector<protocol::Observer*> observers = {&recorder};
   if (loaded.scenario.output.trace) {
-    trace = std::make_unique<TraceRecorder>(dir, experiment.topology(), experiment.engine().workers(),
-                                            experiment.engine().shards(), experiment.recorded_links());
+    trace = std::make_unique<TraceRecorder>(dir, experiment.topology(), experiment.protocol().workers(),
+                                            experiment.protocol().shards(), experiment.recorded_links());
     experiment.watch_flow_counts(
         [t = trace.get()](net::ResourceId r, std::size_t n, TimeNs now) { t->on_flow_count(r, n, now); });
     observers.push_back(trace.get());
   }
-  ps::ObserverList all(observers);
+  protocol::ObserverList all(observers);
   JobResult result;
   result.stats = experiment.run(&all, options.on_progress);
   recorder.commit();

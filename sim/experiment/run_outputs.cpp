@@ -12,15 +12,6 @@
 namespace pssim::experiment {
 namespace {
 
-const char* mode_name(scenario::ProtocolConfig::Mode m) {
-  switch (m) {
-    case scenario::ProtocolConfig::Mode::Sync: return "sync";
-    case scenario::ProtocolConfig::Mode::Async: return "async";
-    case scenario::ProtocolConfig::Mode::Ssp: return "ssp";
-  }
-  return "?";
-}
-
 struct LinkFigures {
   std::vector<double> mean;  // per resource
   std::vector<double> max;   // per resource; negative when not recorded
@@ -47,11 +38,11 @@ LinkFigures link_figures(const Experiment& e, TimeNs sim_time) {
 void write_workers(const std::filesystem::path& dir, const Experiment& e) {
   output::CsvWriter csv(dir / "workers.csv",
                         {"worker", "host", "speed_factor", "iterations", "compute_s", "push_s", "pull_s", "blocked_s"});
-  const auto& engine = e.engine();
-  for (std::size_t w = 0; w < engine.workers(); ++w) {
-    const auto& s = engine.worker_stats(w);
+  const auto& protocol = e.protocol();
+  for (std::size_t w = 0; w < protocol.workers(); ++w) {
+    const auto& s = protocol.worker_stats(w);
     csv.cell(static_cast<std::int64_t>(w))
-        .cell(e.topology().node_name(e.layout().worker_hosts[w]))
+        .cell(e.topology().node_name(e.worker_hosts()[w]))
         .cell(e.compute().speed_factors()[w])
         .cell(s.iterations)
         .cell(to_seconds(s.computing))
@@ -90,8 +81,8 @@ void write_links(const std::filesystem::path& dir, const Experiment& e, const Li
 RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsRecorder& recorder,
                       const LinkFigures& links) {
   const auto& s = e.scenario();
-  const auto& engine = e.engine();
-  const auto& totals = engine.totals();
+  const auto& protocol = e.protocol();
+  const auto& totals = protocol.totals();
   const auto& net = e.network();
   RunReport r;
   r.stats = stats;
@@ -117,15 +108,15 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
 
   // Share of simulated time the workers spent in each state: mean, least and most.
   const double sim_seconds = std::max(to_seconds(stats.sim_time), 1e-12);
-  const TimeNs ps::WorkerStats::*fields[] = {&ps::WorkerStats::computing, &ps::WorkerStats::pushing,
-                                             &ps::WorkerStats::pulling, &ps::WorkerStats::blocked};
+  const TimeNs protocol::WorkerStats::*fields[] = {&protocol::WorkerStats::computing, &protocol::WorkerStats::pushing,
+                                                   &protocol::WorkerStats::pulling, &protocol::WorkerStats::blocked};
   for (std::size_t k = 0; k < 4; ++k) {
     double total = 0, lo = 1e300, hi = 0;
-    for (std::size_t w = 0; w < engine.workers(); ++w) {
-      const double share = to_seconds(engine.worker_stats(w).*fields[k]) / sim_seconds;
+    for (std::size_t w = 0; w < protocol.workers(); ++w) {
+      const double share = to_seconds(protocol.worker_stats(w).*fields[k]) / sim_seconds;
       total += share, lo = std::min(lo, share), hi = std::max(hi, share);
     }
-    r.time_share[k] = {total / static_cast<double>(engine.workers()), lo, hi};
+    r.time_share[k] = {total / static_cast<double>(protocol.workers()), lo, hi};
   }
 
   // The busiest link directions by mean utilization; the first is the bottleneck.
@@ -149,9 +140,9 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
   j.begin_object();
   j.key("scenario").value(s.name);
   j.key("seed").value(static_cast<std::uint64_t>(s.seed));
-  j.key("protocol").value(mode_name(s.protocol.mode));
+  j.key("protocol").value(s.protocol.scheme);
   j.key("workers").value(s.cluster.workers.count);
-  j.key("shards").value(s.cluster.servers.shards);
+  j.key("shards").value(static_cast<std::int64_t>(e.protocol().shards()));
   j.key("stopped_by").value(to_string(r.stats.stopped_by));
   j.key("sim_time_s").value(to_seconds(r.stats.sim_time));
   j.key("wall_time_s").value(r.stats.wall_seconds);
@@ -243,7 +234,7 @@ void loss_cell(output::CsvWriter& csv, double v) {
 }
 }  // namespace
 
-void MetricsRecorder::on_update(const ps::UpdateRecord& u) {
+void MetricsRecorder::on_update(const protocol::UpdateRecord& u) {
   metrics_.cell(to_seconds(u.time)).cell(std::string_view("update")).cell(u.shard).cell(u.version);
   if (u.worker >= 0) metrics_.cell(u.worker);
   else metrics_.empty_cell();
@@ -257,7 +248,7 @@ void MetricsRecorder::on_update(const ps::UpdateRecord& u) {
   }
 }
 
-void MetricsRecorder::on_eval(const ps::EvalRecord& e) {
+void MetricsRecorder::on_eval(const protocol::EvalRecord& e) {
   // An evaluation row: the training loss is the mean over shard 0's updates since the
   // previous evaluation.
   metrics_.cell(to_seconds(e.time)).cell(std::string_view("eval"));
@@ -274,7 +265,7 @@ void MetricsRecorder::on_eval(const ps::EvalRecord& e) {
   loss_count_ = 0;
 }
 
-void MetricsRecorder::on_round(const ps::RoundRecord& r) {
+void MetricsRecorder::on_round(const protocol::RoundRecord& r) {
   ++rounds_;
   round_time_sum_ += r.duration;
   if (!rounds_csv_) return;

@@ -7,7 +7,8 @@
 //                          `version`, train_loss since the previous one, test_loss,
 //                          test_accuracy, perplexity, bytes_sent, push_bytes and epochs
 //                          so far)
-//   rounds.csv             sync and SSP: one row per round (clock applied by every shard)
+//   rounds.csv             schemes with rounds (sync, SSP, all-reduce, hybrid): one row per
+//                          round (clock applied by every part)
 //   workers.csv            per worker: speed factor, iterations, time split
 //   links.csv              per link direction: capacity, bytes, mean and max utilization
 //   link_utilization.csv   utilization per time bin of the recorded link directions
@@ -26,17 +27,17 @@
 #include "sim/experiment/experiment.hpp"
 #include "sim/experiment/run_job.hpp"
 #include "sim/output/csv_writer.hpp"
-#include "sim/ps/observer.hpp"
+#include "sim/protocol/observer.hpp"
 
 namespace pssim::experiment {
 
 /// Streams metrics.csv and rounds.csv while the simulation runs.
-class MetricsRecorder : public ps::PsObserver {
+class MetricsRecorder : public protocol::Observer {
  public:
   MetricsRecorder(const std::filesystem::path& dir, bool rounds_table);
-  void on_update(const ps::UpdateRecord& u) override;
-  void on_round(const ps::RoundRecord& r) override;
-  void on_eval(const ps::EvalRecord& e) override;
+  void on_update(const protocol::UpdateRecord& u) override;
+  void on_round(const protocol::RoundRecord& r) override;
+  void on_eval(const protocol::EvalRecord& e) override;
   /// Renames the files into place.
   void commit();
 

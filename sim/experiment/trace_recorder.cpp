@@ -7,16 +7,16 @@
 namespace pssim::experiment {
 namespace {
 
-constexpr int kWorkers = 1, kServers = 2, kLinks = 3, kTraining = 4;
+constexpr int kWorkers = 1, kServers = 2, kLinks = 3, kTraining = 4, kSteps = 5;
 
 double micros(TimeNs t) { return static_cast<double>(t) / 1000.0; }
 
-const char* state_name(ps::WorkerState s) {
+const char* state_name(protocol::WorkerState s) {
   switch (s) {
-    case ps::WorkerState::Computing: return "computing";
-    case ps::WorkerState::Pushing: return "pushing";
-    case ps::WorkerState::Pulling: return "pulling";
-    case ps::WorkerState::Blocked: return "blocked";
+    case protocol::WorkerState::Computing: return "computing";
+    case protocol::WorkerState::Pushing: return "pushing";
+    case protocol::WorkerState::Pulling: return "pulling";
+    case protocol::WorkerState::Blocked: return "blocked";
   }
   return "?";
 }
@@ -53,7 +53,7 @@ void TraceRecorder::event(const std::string& json) {
   }
 }
 
-void TraceRecorder::on_worker_state(std::int64_t worker, ps::WorkerState state, TimeNs start, TimeNs end) {
+void TraceRecorder::on_worker_state(std::int64_t worker, protocol::WorkerState state, TimeNs start, TimeNs end) {
   event(fmt::format(R"({{"ph":"X","name":"{}","cat":"worker","pid":{},"tid":{},"ts":{},"dur":{}}})", state_name(state),
                     kWorkers, worker, micros(start), micros(end - start)));
 }
@@ -63,14 +63,29 @@ void TraceRecorder::on_apply(std::int64_t shard, TimeNs start, TimeNs end) {
                     shard, micros(start), micros(end - start)));
 }
 
-void TraceRecorder::on_round(const ps::RoundRecord& r) {
+void TraceRecorder::on_round(const protocol::RoundRecord& r) {
   event(fmt::format(R"({{"ph":"i","s":"p","name":"round {}","pid":{},"tid":0,"ts":{}}})", r.round, kTraining,
                     micros(r.end)));
 }
 
-void TraceRecorder::on_eval(const ps::EvalRecord& e) {
+void TraceRecorder::on_eval(const protocol::EvalRecord& e) {
   event(fmt::format(R"({{"ph":"i","s":"p","name":"eval","pid":{},"tid":0,"ts":{},"args":{{"test_accuracy":{},"test_loss":{}}}}})",
                     kTraining, micros(e.time), e.test_accuracy, e.test_loss));
+}
+
+void TraceRecorder::on_collective_step(std::int64_t worker, std::int64_t round, std::int64_t step,
+                                       protocol::CollectivePhase phase, TimeNs start, TimeNs end) {
+  // Named on first use, so that traces of schemes without collectives do not change.
+  if (step_track_.empty()) event(metadata("process_name", kSteps, 0, "collective steps"));
+  const auto w = static_cast<std::size_t>(worker);
+  if (step_track_.size() <= w) step_track_.resize(w + 1, false);
+  if (!step_track_[w]) {
+    step_track_[w] = true;
+    event(metadata("thread_name", kSteps, worker, fmt::format("worker {}", worker)));
+  }
+  event(fmt::format(R"({{"ph":"X","name":"{} {}","cat":"collective","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"round":{}}}}})",
+                    phase == protocol::CollectivePhase::Reduce ? "reduce" : "gather", step, kSteps, worker,
+                    micros(start), micros(end - start), round));
 }
 
 void TraceRecorder::on_flow_count(net::ResourceId r, std::size_t flows, TimeNs now) {

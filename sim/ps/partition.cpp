@@ -6,9 +6,9 @@
 
 namespace pssim::ps {
 
-std::vector<Shard> partition_by_bytes(std::int64_t total_params, std::int64_t shards) {
+std::vector<Part> partition_by_bytes(std::int64_t total_params, std::int64_t shards) {
   if (shards < 1 || shards > total_params) throw std::invalid_argument("need 1 <= shards <= parameters");
-  std::vector<Shard> out(static_cast<std::size_t>(shards));
+  std::vector<Part> out(static_cast<std::size_t>(shards));
   const std::int64_t base = total_params / shards, extra = total_params % shards;
   std::int64_t begin = 0;
   for (std::int64_t k = 0; k < shards; ++k) {
@@ -19,13 +19,13 @@ std::vector<Shard> partition_by_bytes(std::int64_t total_params, std::int64_t sh
   return out;
 }
 
-std::vector<Shard> partition_by_layer(const std::vector<std::int64_t>& layer_params, std::int64_t shards) {
+std::vector<Part> partition_by_layer(const std::vector<std::int64_t>& layer_params, std::int64_t shards) {
   if (shards < 1 || shards > static_cast<std::int64_t>(layer_params.size()))
     throw std::invalid_argument("need 1 <= shards <= layers");
-  std::vector<Shard> out(static_cast<std::size_t>(shards));
+  std::vector<Part> out(static_cast<std::size_t>(shards));
   std::int64_t begin = 0;
   for (std::size_t layer = 0; layer < layer_params.size(); ++layer) {
-    Shard& s = out[layer % out.size()];
+    Part& s = out[layer % out.size()];
     s.ranges.push_back({begin, begin + layer_params[layer]});
     s.params += layer_params[layer];
     begin += layer_params[layer];
@@ -39,7 +39,7 @@ std::vector<std::int64_t> place_round_robin(std::size_t shards, std::int64_t hos
   return host;
 }
 
-std::vector<std::int64_t> place_balanced(const std::vector<Shard>& shards, std::int64_t hosts) {
+std::vector<std::int64_t> place_balanced(const std::vector<Part>& shards, std::int64_t hosts) {
   std::vector<std::size_t> order(shards.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),

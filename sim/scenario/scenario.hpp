@@ -17,6 +17,7 @@
 #include "models/nets/network_spec.hpp"
 #include "models/optim/optimizer.hpp"
 #include "sim/core/time.hpp"
+#include "sim/protocol/protocol_config.hpp"
 
 namespace pssim::scenario {
 
@@ -89,6 +90,7 @@ struct ServersConfig {
   std::int64_t count = 1;   ///< server hosts (unused when colocated)
   std::int64_t shards = 1;  ///< parameter shards
   std::optional<double> apply_bandwidth;  ///< bytes of its slice a shard applies per second; none = free
+  bool sparse_embeddings = false;  ///< embedding rows travel sparse (only those a batch reads)
 };
 
 struct ClusterConfig {
@@ -132,11 +134,9 @@ struct NetworkConfig {
   std::vector<std::string> worker_hosts, server_hosts;
 };
 
-struct ProtocolConfig {
-  enum class Mode { Sync, Async, Ssp } mode = Mode::Sync;
-  std::int64_t backup_workers = 0;  ///< sync: each round proceeds with the first N - b gradients
-  std::int64_t staleness = 0;       ///< ssp: bound s
-};
+/// The scheme and its settings (sim/protocol/protocol_config.hpp; schemes are listed in
+/// sim/schemes/registry.cpp).
+using ProtocolConfig = protocol::ProtocolConfig;
 
 /// Compression of one direction's messages (see the schema's compression section).
 struct CompressionDirection {

@@ -2,6 +2,7 @@
 
 #include "models/compress/compressor.hpp"
 #include "sim/scenario/schema_markdown.hpp"
+#include "sim/schemes/registry.hpp"
 
 namespace pssim::scenario {
 namespace {
@@ -234,7 +235,13 @@ SchemaPtr servers_schema() {
                 "TensorFlow's replica_device_setter does; shows layer-wise imbalance)."),
        omittable("apply_bandwidth", scalar_above(VT::Bandwidth, 0),
                  "Server apply cost: bytes of its slice a shard updates per second (one update at a "
-                 "time per shard). Absent: applying is instantaneous.")});
+                 "time per shard). Absent: applying is instantaneous."),
+       omittable("sparse_embeddings", scalar(VT::Bool),
+                 "Embedding rows travel sparse: a worker pulls only the rows of the embedding table its next batch "
+                "reads and pushes only their gradients (row ids + values; lstm-lm with model.math true; sync and "
+                 "async). The math is unchanged (a worker computes with the rows it reads); only the bytes, and so "
+                 "the timing, change: sync training gives the same parameters as with dense messages. Absent: "
+                 "false. Always on with `protocol.mode: hybrid`.")});
 }
 
 SchemaPtr cluster_schema() {
@@ -295,27 +302,6 @@ SchemaPtr network_schema() {
                   "Full-duplex links; routes follow the lowest total latency (then fewest hops)."),
          required("workers", names, "Host of each worker, in worker order (as many as workers.count)."),
          required("servers", names, "Server hosts, in server order (as many as servers.count).")}}});
-}
-
-SchemaPtr protocol_schema() {
-  return variant(
-      "mode", "How workers and servers synchronize.", "sync",
-      {{"sync",
-        "Bulk synchronous (BSP): each shard waits for a gradient from every worker (all but the "
-        "slowest `backup_workers`), averages, applies, and sends its new slice to every worker.",
-        {optional("backup_workers", scalar(VT::Count, 0, kMaxWorkers), "0",
-                  "Gradients a round may go without: each round proceeds with the first N - b; later "
-                  "ones are dropped.")}},
-       {"async",
-        "Asynchronous (ASP): each gradient is applied on arrival; the shard then sends its current slice "
-        "back to that worker. Staleness = updates applied since the worker's copy.",
-        {}},
-       {"ssp",
-        "Stale synchronous: as sync, every shard applies one averaged update per clock, but a worker may "
-        "start up to `staleness` clocks ahead of the slowest, on the newest parameters it has.",
-        {required("staleness", scalar(VT::Count, 0, 1'000'000),
-                  "Bound s: a worker starts iteration c only when every worker has finished c - s. "
-                  "0 is sync.")}}});
 }
 
 SchemaPtr direction_schema(bool push) {
@@ -396,7 +382,8 @@ SchemaPtr build() {
       section("training", training_schema(), "Optimization and stopping."),
       section("cluster", cluster_schema(), "Workers and servers."),
       section("network", network_schema(), "Topology, links and NICs."),
-      section("protocol", protocol_schema(), "The parameter-server protocol."),
+      section("protocol", schemes::protocol_schema(),
+              "The training scheme: parameter servers (sync, async, ssp), all-reduce, or both (hybrid)."),
       section("compression", compression_schema(),
               "Message compression per direction. Message sizes are those of the real encodings "
               "(values, indices, scales, headers); with model.math the receiver decodes the real bytes."),

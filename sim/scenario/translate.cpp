@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/scenario/validate.hpp"
+#include "sim/schemes/registry.hpp"
 
 namespace pssim::scenario {
 namespace {
@@ -146,6 +147,18 @@ StopConfig read_stop(const ConfigNode& node, const ConfigNode& root, const DataC
   return s;
 }
 
+// "async and ssp": the schemes with a property, for messages.
+template <typename Predicate>
+std::string scheme_names(Predicate has) {
+  std::vector<std::string> names;
+  for (const auto& x : schemes::all())
+    if (has(x)) names.push_back(x.name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
 TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, const ModelConfig& model,
                              const DataConfig& data, const ConfigNode& protocol) {
   TrainingConfig t;
@@ -182,9 +195,12 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
   if (t.stop_at_target && !t.target_accuracy)
     fail(node.at("stop_at_target"), "training.stop_at_target needs training.target_accuracy");
   const std::string& mode = as_text(protocol.at("mode"));
+  const schemes::Scheme& scheme = schemes::find(mode);
   const std::string& staleness = as_text(node.at("staleness_lr"));
-  if (staleness != "none" && mode == "sync")
-    fail(node.at("staleness_lr"), "training.staleness_lr applies to async and ssp: sync gradients are never stale");
+  if (staleness != "none" && !scheme.stale_gradients)
+    fail(node.at("staleness_lr"), fmt::format("training.staleness_lr applies to {}: {} gradients are never stale",
+                                              scheme_names([](const schemes::Scheme& x) { return x.stale_gradients; }),
+                                              mode));
   t.lr.staleness = staleness == "inverse"            ? LearningRateRules::Staleness::Inverse
                    : staleness == "inverse-plus-one" ? LearningRateRules::Staleness::InversePlusOne
                                                      : LearningRateRules::Staleness::None;
@@ -193,7 +209,9 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
   t.lr.base_batch = as_count(scaling.at("base_batch"));
   t.lr.warmup_updates = as_count(scaling.at("warmup_updates"));
   if (const ConfigNode* dc = node.find("delay_compensation")) {
-    if (mode != "async") fail(*dc, "training.delay_compensation (DC-ASGD) applies to async only");
+    if (!scheme.applies_each_gradient)
+      fail(*dc, fmt::format("training.delay_compensation (DC-ASGD) applies to {} only",
+                            scheme_names([](const schemes::Scheme& x) { return x.applies_each_gradient; })));
     t.lr.delay_compensation = as_real(*dc);
   }
   return t;
@@ -264,6 +282,7 @@ ServersConfig read_servers(ConfigNode& node, std::int64_t workers, const ModelCo
                                   model.synthetic.params));
   }
   s.apply_bandwidth = optional_bandwidth(node, "apply_bandwidth");
+  if (const ConfigNode* sparse = node.find("sparse_embeddings")) s.sparse_embeddings = as_bool(*sparse);
   return s;
 }
 
@@ -350,20 +369,38 @@ NetworkConfig read_network(const ConfigNode& node, const ClusterConfig& cluster)
   return net;
 }
 
-ProtocolConfig read_protocol(const ConfigNode& node, std::int64_t workers) {
+// The scheme's own keys and checks come from the registry; sparse embedding rows are
+// checked here because they are a servers key that depends on the scheme.
+ProtocolConfig read_protocol(const ConfigNode& node, const ConfigNode& root, const Scenario& s) {
   ProtocolConfig p;
-  const std::string& mode = as_text(node.at("mode"));
-  if (mode == "sync") {
-    p.mode = ProtocolConfig::Mode::Sync;
-    p.backup_workers = as_count(node.at("backup_workers"));
-    if (p.backup_workers >= workers)
-      fail(node.at("backup_workers"), fmt::format("{} backup workers out of {}: a round needs at least one gradient",
-                                                  p.backup_workers, workers));
-  } else if (mode == "async") {
-    p.mode = ProtocolConfig::Mode::Async;
-  } else {
-    p.mode = ProtocolConfig::Mode::Ssp;
-    p.staleness = as_count(node.at("staleness"));
+  const ConfigNode& mode = node.at("mode");
+  p.scheme = as_text(mode);
+  const schemes::Scheme& scheme = schemes::find(p.scheme);
+  schemes::ScenarioFacts facts;
+  facts.workers = s.cluster.workers.count;
+  facts.servers = root.at("cluster").find("servers");
+  facts.two_tier = s.network.topology == NetworkConfig::Topology::TwoTier;
+  facts.racks = s.network.racks;
+  facts.topology = root.at("network").find("topology");
+  facts.language_model = s.model.kind == ModelConfig::Kind::Network && s.model.network.preset == "lstm-lm";
+  facts.math = s.model.kind == ModelConfig::Kind::Network && s.model.math;
+  facts.model = &root.at("model");
+  const ConfigNode& compression = root.at("compression");
+  for (const char* direction : {"push", "pull"})
+    if (as_text(compression.at(direction).at("kind")) != "none") facts.compression = &compression.at(direction);
+  scheme.read(node, facts, p);
+
+  if (s.cluster.servers.sparse_embeddings) {
+    const ConfigNode& sparse = facts.servers->at("sparse_embeddings");
+    if (!facts.language_model || !facts.math)
+      fail(sparse, "cluster.servers.sparse_embeddings sends the embedding rows each batch reads: it needs model.kind "
+                   "lstm-lm with model.math true");
+    if (!scheme.sparse_pulls)
+      fail(sparse, fmt::format("cluster.servers.sparse_embeddings with protocol {}: a worker pulls the rows of its "
+                               "next batch, and {} workers may compute on parameters pulled for an earlier one",
+                               p.scheme, p.scheme));
+    if (facts.compression)
+      fail(sparse, "cluster.servers.sparse_embeddings and compression do not combine: choose one");
   }
   return p;
 }
@@ -442,7 +479,7 @@ Scenario translate(ConfigNode& resolved) {
   s.cluster.servers = read_servers(*cluster.find("servers"), s.cluster.workers.count, s.model);
 
   s.network = read_network(resolved.at("network"), s.cluster);
-  s.protocol = read_protocol(resolved.at("protocol"), s.cluster.workers.count);
+  s.protocol = read_protocol(resolved.at("protocol"), resolved, s);
   s.compression = read_compression(resolved.at("compression"), s);
   s.output.utilization_interval = as_duration(resolved.at("output").at("utilization_interval"));
   s.output.trace = as_bool(resolved.at("output").at("trace"));

@@ -24,14 +24,14 @@ std::string scenario_text(const std::string& protocol) {
 
 struct Run {
   std::vector<float> params;
-  ps::PsTotals totals;
+  protocol::Totals totals;
 };
 
 Run run(const std::string& text, const std::vector<std::string>& overrides, unsigned threads = 1) {
   const auto loaded = scenario::load_scenario_text(text, "anchor.yaml", {overrides, {}});
   experiment::Experiment e(loaded.scenario, threads);
   e.run(nullptr);
-  return {e.parameters(), e.engine().totals()};
+  return {e.parameters(), e.protocol().totals()};
 }
 
 }  // namespace

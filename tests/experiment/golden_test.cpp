@@ -10,9 +10,9 @@ using namespace pssim;
 
 namespace {
 
-struct Rounds : ps::PsObserver {
+struct Rounds : protocol::Observer {
   std::vector<TimeNs> durations;
-  void on_round(const ps::RoundRecord& r) override { durations.push_back(r.duration); }
+  void on_round(const protocol::RoundRecord& r) override { durations.push_back(r.duration); }
 };
 
 scenario::Scenario load(const std::string& name, std::vector<std::string> overrides = {}) {

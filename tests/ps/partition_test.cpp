@@ -31,6 +31,6 @@ TEST_CASE("placement: round-robin and balanced by bytes", "[partition]") {
   CHECK(place_round_robin(5, 2) == std::vector<std::int64_t>{0, 1, 0, 1, 0});
   // Shards of 1100, 15, 500 and 600 params onto 2 hosts: 1100 -> host 0, 600 -> host 1,
   // 500 -> host 1 (600 < 1100), 15 -> host 1 (1100 < 1100? no: 1100 vs 1100: host 0 first).
-  std::vector<Shard> s = {{{}, 1100}, {{}, 15}, {{}, 500}, {{}, 600}};
+  std::vector<Part> s = {{{}, 1100}, {{}, 15}, {{}, 500}, {{}, 600}};
   CHECK(place_balanced(s, 2) == std::vector<std::int64_t>{0, 0, 1, 1});
 }

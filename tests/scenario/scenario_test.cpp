@@ -43,7 +43,7 @@ TEST_CASE("a minimal scenario resolves with documented defaults", "[scenario]") 
   CHECK(s.network.worker_nic.up == Approx(1.25e9));
   CHECK(s.network.server_nic.down == Approx(3.125e9));
   CHECK(s.network.worker_nic.latency == 20'000);
-  CHECK(s.protocol.mode == ProtocolConfig::Mode::Sync);
+  CHECK(s.protocol.scheme == "sync");
   CHECK(s.training.stop.updates == 3);
   CHECK_FALSE(s.training.stop.sim_time.has_value());
   // The derived shard count is written into the resolved tree.
@@ -143,4 +143,63 @@ TEST_CASE("docs/scenario-reference.md is the schema's current rendering", "[scen
   text << in.rdbuf();
   // Regenerate with: build/release/sim/cli/pssim schema > docs/scenario-reference.md
   CHECK(text.str() == scenario_reference_markdown());
+}
+
+TEST_CASE("protocol modes come from the scheme registry; each one's keys and combinations are checked",
+          "[scenario][schemes]") {
+  const auto ar = load_scenario_text(kMinimal, "s.yaml", {{"protocol={mode: allreduce, algorithm: tree, chunk_bytes: 1MB}"}, {}});
+  CHECK(ar.scenario.protocol.scheme == "allreduce");
+  CHECK(ar.scenario.protocol.algorithm == pssim::collective::AlgorithmKind::Tree);
+  CHECK(ar.scenario.protocol.chunk_bytes == 1e6);
+  CHECK(load_scenario_text(kMinimal, "s.yaml", {{"protocol.mode=allreduce"}, {}}).scenario.protocol.algorithm ==
+        pssim::collective::AlgorithmKind::Ring);
+
+  // An unknown mode is an error, never another scheme.
+  CHECK(first_error(kMinimal, {{"protocol.mode=allreduse"}, {}}) ==
+        "<--set protocol.mode=allreduse>:1:15: error: protocol.mode = 'allreduse' is not one of: sync, async, ssp, "
+        "allreduce, hybrid; did you mean 'allreduce'?");
+  // All-reduce has no servers, sends gradients uncompressed and keeps no backup workers.
+  const std::string with_servers = std::string(kMinimal) + "protocol: {mode: allreduce}\n";
+  CHECK(first_error(with_servers, {{"cluster.servers.count=2"}, {}}) ==
+        "<--set cluster.servers.count=2>:1:9: error: cluster.servers is not used by protocol allreduce: there are no "
+        "parameter servers (every worker keeps a replica of the parameters); remove the servers section");
+  CHECK(first_error(with_servers, {{"compression.push.kind=fp16"}, {}}) ==
+        "<--set compression.push.kind=fp16>:1:13: error: compression applies to parameter-server messages: protocol "
+        "allreduce all-reduces gradients uncompressed; remove the compression section");
+  CHECK(first_error(with_servers, {{"protocol.backup_workers=1"}, {}}).find("applies only when mode is 'sync'") !=
+        std::string::npos);
+  CHECK(first_error(with_servers, {{"protocol.chunk_bytes=0MB"}, {}}).find("must be greater than 0") !=
+        std::string::npos);
+  // Hierarchical all-reduce needs racks, of equal size.
+  CHECK(first_error(with_servers, {{"protocol.algorithm=hierarchical"}, {}}) ==
+        "<--set protocol.algorithm=hierarchical>:1:20: error: algorithm hierarchical all-reduces rack by rack: it "
+        "needs network.topology two-tier");
+  CHECK(first_error(with_servers, {{"protocol.algorithm=hierarchical", "network={topology: two-tier, racks: 3}"}, {}}) ==
+        "<--set protocol.algorithm=hierarchical>:1:20: error: algorithm hierarchical needs racks of equal size: 4 "
+        "workers do not divide into 3 racks");
+  CHECK(first_error(with_servers, {{"protocol.algorithm=hierarchical", "network={topology: two-tier, racks: 2}"}, {}}) ==
+        "(no error)");
+  // Gradients that are never stale have no staleness-aware rate.
+  CHECK(first_error(with_servers, {{"training.staleness_lr=inverse"}, {}}) ==
+        "<--set training.staleness_lr=inverse>:1:23: error: training.staleness_lr applies to async and ssp: allreduce "
+        "gradients are never stale");
+  // Hybrid and sparse embedding rows need an embedding table with real math.
+  CHECK(first_error(kMinimal, {{"protocol.mode=hybrid"}, {}}) ==
+        "s.yaml:2:8: error: protocol hybrid keeps the embedding table on the servers and moves only the rows each "
+        "batch reads: it needs model.kind lstm-lm with model.math true");
+  CHECK(first_error(kMinimal, {{"cluster.servers.sparse_embeddings=true"}, {}}) ==
+        "<--set cluster.servers.sparse_embeddings=true>:1:35: error: cluster.servers.sparse_embeddings sends the "
+        "embedding rows each batch reads: it needs model.kind lstm-lm with model.math true");
+  const std::string lm = R"(name: lm
+model: {kind: lstm-lm, embed_dim: 8, hidden_size: 16}
+data: {kind: synthetic-text, batch_size: 4}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 2}}
+)";
+  CHECK(first_error(lm, {{"cluster.servers.sparse_embeddings=true"}, {}}) == "(no error)");
+  CHECK(first_error(lm, {{"protocol.mode=hybrid"}, {}}) == "(no error)");
+  CHECK(first_error(lm, {{"cluster.servers.sparse_embeddings=true", "protocol={mode: ssp, staleness: 1}"}, {}}) ==
+        "<--set cluster.servers.sparse_embeddings=true>:1:35: error: cluster.servers.sparse_embeddings with protocol "
+        "ssp: a worker pulls the rows of its next batch, and ssp workers may compute on parameters pulled for an "
+        "earlier one");
 }

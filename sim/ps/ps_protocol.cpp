@@ -1,0 +1,343 @@
+#include "sim/ps/ps_protocol.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/ps/scheme_policy.hpp"
+
+namespace pssim::ps {
+
+PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::ComputeModel& compute, PsConfig config,
+                       PsLayout layout, std::unique_ptr<SchemePolicy> policy, protocol::Observer* observer,
+                       PsMath math)
+    : sim_(sim),
+      transport_(transport),
+      compute_(compute),
+      config_(std::move(config)),
+      policy_(std::move(policy)),
+      observer_(observer),
+      math_(math),
+      time_(layout.worker_hosts.size(), sim.now(), observer) {
+  const std::size_t n = layout.worker_hosts.size(), s = layout.shards.size();
+  const std::size_t parts = s + (layout.all_reduced ? 1 : 0);
+  if (n == 0 || parts == 0) throw std::invalid_argument("a training protocol needs workers and parameters");
+  if (layout.shard_hosts.size() != s) throw std::invalid_argument("one host per shard");
+  if (!policy_) throw std::invalid_argument("a PS protocol needs a scheme policy");
+  if (!math_.gradients != !math_.store) throw std::invalid_argument("math needs both a gradient source and a store");
+  workers_.resize(n);
+  for (std::size_t w = 0; w < n; ++w) {
+    Worker& worker = workers_[w];
+    worker.protocol = this;
+    worker.index = w;
+    worker.host = layout.worker_hosts[w];
+    worker.held.assign(parts, -1);
+    worker.used.assign(parts, -1);
+    if (math_.store) worker.held_slices.assign(parts, nullptr);
+    all_workers_.push_back(w);
+  }
+  const auto sized = [&](const std::vector<double>& v, const char* what) {
+    if (!v.empty() && v.size() != s) throw std::invalid_argument(fmt::format("{} needs one size per shard", what));
+  };
+  sized(config_.push_bytes, "push_bytes");
+  sized(config_.pull_bytes, "pull_bytes");
+  shards_.resize(s);
+  for (std::size_t k = 0; k < s; ++k) {
+    Shard& shard = shards_[k];
+    shard.protocol = this;
+    shard.index = k;
+    shard.host = layout.shard_hosts[k];
+    shard.bytes = layout.shards[k].bytes();
+    shard.params = layout.shards[k].params;
+    shard.push_bytes = config_.push_bytes.empty() ? shard.bytes : config_.push_bytes[k];
+    shard.pull_bytes = config_.pull_bytes.empty() ? shard.bytes : config_.pull_bytes[k];
+    total_params_ += static_cast<double>(shard.params);
+  }
+  versions_.assign(parts, 0);
+  if (const auto& ar = layout.all_reduced) {
+    all_reduce_.emplace();
+    all_reduce_->part = s;
+    all_reduce_->elements = ar->part.params;
+    all_reduce_->collective = std::make_unique<collective::Collective>(
+        sim, transport, layout.worker_hosts, collective::make_algorithm(ar->algorithm, n, ar->racks),
+        ar->part.params, ar->chunk_bytes, static_cast<collective::Collective::Listener&>(*this));
+    total_params_ += static_cast<double>(ar->part.params);
+  }
+  policy_->attach(*this);
+}
+
+PsProtocol::~PsProtocol() = default;
+
+std::uint64_t PsProtocol::new_message(Message m) {
+  if (!free_messages_.empty()) {
+    const std::uint32_t i = free_messages_.back();
+    free_messages_.pop_back();
+    messages_[i] = std::move(m);
+    return i;
+  }
+  messages_.push_back(std::move(m));
+  return messages_.size() - 1;
+}
+
+void PsProtocol::start() {
+  for (auto& shard : shards_) {
+    const training::SliceRef initial = math_.store ? math_.store->current(shard.index) : nullptr;
+    for (std::size_t w = 0; w < workers_.size(); ++w) send_slice(shard, w, initial, shard.bytes);
+  }
+  if (all_reduce_) {  // every replica starts at version 0
+    const std::size_t p = all_reduce_->part;
+    for (auto& w : workers_) receive_part(w, p, 0, math_.store ? math_.store->current(p) : nullptr);
+  }
+}
+
+std::int64_t PsProtocol::least_updates() const { return *std::min_element(versions_.begin(), versions_.end()); }
+
+std::vector<training::SliceRef> PsProtocol::current_parameters() const {
+  std::vector<training::SliceRef> out;
+  if (!math_.store) return out;
+  for (std::size_t p = 0; p < parts(); ++p) out.push_back(math_.store->current(p));
+  return out;
+}
+
+// ---- messages ------------------------------------------------------------------------------
+
+void PsProtocol::on_delivered(std::uint64_t tag) {
+  const Message m = std::move(messages_[tag]);  // the pool slot must not keep slices alive
+  messages_[tag] = {};
+  free_messages_.push_back(static_cast<std::uint32_t>(tag));
+  if (m.kind == Message::Kind::Push) {
+    receive_push(m);
+    return;
+  }
+  Worker& w = workers_[static_cast<std::size_t>(m.worker)];
+  --activity(w).pulls_in_flight;
+  receive_part(w, static_cast<std::size_t>(m.shard), m.version, m.slice);
+}
+
+void PsProtocol::send_slice(Shard& s, std::size_t worker, training::SliceRef slice, double bytes) {
+  Worker& w = workers_[worker];
+  const auto tag = new_message({Message::Kind::Pull, static_cast<std::int64_t>(worker),
+                                static_cast<std::int64_t>(s.index), versions_[s.index], 0, std::move(slice), nullptr,
+                                nullptr});
+  ++activity(w).pulls_in_flight;
+  update_time(w);
+  totals_.pull_bytes += bytes;
+  transport_.send(s.host, w.host, bytes, this, tag);
+}
+
+void PsProtocol::send_pulls(Shard& s, const std::vector<std::size_t>& workers) {
+  if (!math_.store) {
+    for (std::size_t w : workers) send_slice(s, w, nullptr, s.pull_bytes);
+    return;
+  }
+  auto messages = math_.store->pull_messages(s.index, workers);
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    std::optional<double> bytes = messages[i].bytes;
+    if (!bytes) bytes = math_.gradients->pull_bytes(workers[i], s.index);
+    send_slice(s, workers[i], std::move(messages[i].held), bytes.value_or(s.pull_bytes));
+  }
+}
+
+void PsProtocol::receive_part(Worker& w, std::size_t part, std::int64_t version, training::SliceRef slice) {
+  const std::int64_t before = w.held[part];
+  if (policy_->counts(w, part, before, version)) ++w.ready;
+  if (version > before) {
+    w.held[part] = version;
+    if (math_.store) w.held_slices[part] = std::move(slice);
+  }
+  update_time(w);
+  try_start(w);
+}
+
+// ---- computing -------------------------------------------------------------------------------
+
+void PsProtocol::try_start(Worker& w) {
+  if (activity(w).computing || finished_ || w.ready < static_cast<std::int64_t>(parts())) return;
+  w.used = w.held;
+  activity(w).computing = true;
+  if (observer_) observer_->on_compute_start(static_cast<std::int64_t>(w.index), w.iteration);
+  if (math_.gradients) {
+    w.ticket = math_.gradients->start(w.index, w.iteration, w.held_slices);
+    if (math_.store->needs_computed_on()) w.used_slices = w.held_slices;
+    // Sync and async never compute twice on the same slices: let them go (memory). SSP
+    // may start its next clock on the slices it holds.
+    if (!policy_->keeps_slices()) std::fill(w.held_slices.begin(), w.held_slices.end(), nullptr);
+  }
+  ++w.iteration;
+  w.ready = policy_->ready_after_start(w);
+  update_time(w);
+  Worker* p = &w;
+  const double codec = (config_.push_codec_seconds + config_.pull_codec_seconds) * total_params_;
+  sim_.schedule_after(compute_.next_duration(w.index, config_.flops_per_iteration) + seconds_to_ns(codec),
+                      [p] { p->protocol->finish_compute(*p); });
+}
+
+void PsProtocol::finish_compute(Worker& w) {
+  activity(w).computing = false;
+  ++time_.stats(w.index).iterations;
+  const std::int64_t clock = w.iteration - 1;
+  const std::vector<training::GradientRef> parts =
+      math_.gradients ? math_.gradients->get(w.ticket) : std::vector<training::GradientRef>{};
+  for (auto& s : shards_) {
+    const training::GradientRef gradient = parts.empty() ? nullptr : parts[s.index];
+    const training::SliceRef computed_on = w.used_slices.empty() ? nullptr : w.used_slices[s.index];
+    const auto tag = new_message({Message::Kind::Push, static_cast<std::int64_t>(w.index),
+                                  static_cast<std::int64_t>(s.index), w.used[s.index], clock, nullptr, gradient,
+                                  computed_on});
+    ++activity(w).pushes_in_flight;
+    const double bytes = gradient && gradient->wire_bytes ? *gradient->wire_bytes : s.push_bytes;
+    totals_.push_bytes += bytes;
+    transport_.send(w.host, s.host, bytes, this, tag);
+  }
+  w.used_slices.clear();
+  update_time(w);
+  if (all_reduce_) contribute(w, clock, parts.empty() ? nullptr : parts[all_reduce_->part]);
+  try_start(w);  // SSP may go on at once
+}
+
+void PsProtocol::receive_push(const Message& m) {
+  Worker& w = workers_[static_cast<std::size_t>(m.worker)];
+  --activity(w).pushes_in_flight;
+  update_time(w);
+  policy_->on_push(shards_[static_cast<std::size_t>(m.shard)], m);
+}
+
+// ---- applying updates ------------------------------------------------------------------------
+
+// A training loss that is NaN or infinite ends the run: the model diverged.
+void PsProtocol::note_loss(const training::GradientRef& g) {
+  if (std::isfinite(g->loss) || diverged_at_) return;
+  diverged_at_ = totals_.updates + 1;
+  finished_ = true;
+}
+
+void PsProtocol::begin_apply(Shard& s) {
+  s.applying = true;
+  s.apply_started = sim_.now();
+  // Compression work of the update: decoding its pushes, encoding the pulls it answers.
+  double gradients = 0, answers = 0;
+  policy_->begin_update(s, gradients, answers);
+  double seconds = (config_.push_codec_seconds * gradients + config_.pull_codec_seconds * answers) *
+                   static_cast<double>(s.params);
+  if (config_.apply_bandwidth) seconds += s.bytes / *config_.apply_bandwidth;
+  const TimeNs duration = seconds_to_ns(seconds);
+  if (duration == 0) {
+    finish_apply(s);
+    return;
+  }
+  Shard* p = &s;
+  sim_.schedule_after(duration, [p] { p->protocol->finish_apply(*p); });
+}
+
+void PsProtocol::finish_apply(Shard& s) {
+  s.applying = false;
+  if (observer_ && sim_.now() > s.apply_started)
+    observer_->on_apply(static_cast<std::int64_t>(s.index), s.apply_started, sim_.now());
+  protocol::UpdateRecord u;
+  u.time = sim_.now();
+  u.shard = static_cast<std::int64_t>(s.index);
+  u.train_loss = std::numeric_limits<double>::quiet_NaN();
+  const std::int64_t samples = policy_->apply(s, u);
+  updated(s.index, u, samples);
+  policy_->after_update(s);
+}
+
+void PsProtocol::updated(std::size_t part, protocol::UpdateRecord& u, std::int64_t samples) {
+  if (part == 0) totals_.samples += samples;
+  if (config_.stop.samples && totals_.samples >= *config_.stop.samples) finished_ = true;
+  u.version = versions_[part];
+  ++totals_.updates;
+  totals_.gradients_applied += u.gradients;
+  if (observer_) observer_->on_update(u);
+  if (config_.stop.updates && versions_[part] == *config_.stop.updates &&
+      ++parts_at_stop_ == static_cast<std::int64_t>(parts()))
+    finished_ = true;
+}
+
+void PsProtocol::record_staleness(std::int64_t tau) {
+  auto& h = totals_.staleness_histogram;
+  if (h.size() <= static_cast<std::size_t>(tau)) h.resize(static_cast<std::size_t>(tau) + 1, 0);
+  ++h[static_cast<std::size_t>(tau)];
+}
+
+void PsProtocol::clock_applied(std::int64_t clock, std::int64_t dropped) {
+  const auto slot = static_cast<std::size_t>(clock - first_open_clock_);
+  while (parts_done_per_clock_.size() <= slot) parts_done_per_clock_.push_back(0), dropped_per_clock_.push_back(0);
+  ++parts_done_per_clock_[slot];
+  dropped_per_clock_[slot] += dropped;
+  while (!parts_done_per_clock_.empty() && parts_done_per_clock_.front() == static_cast<std::int64_t>(parts())) {
+    protocol::RoundRecord r;
+    r.round = first_open_clock_;
+    r.end = sim_.now();
+    r.duration = r.end - last_round_end_;
+    r.dropped = dropped_per_clock_.front();
+    last_round_end_ = r.end;
+    ++first_open_clock_;
+    ++totals_.rounds;
+    parts_done_per_clock_.pop_front();
+    dropped_per_clock_.pop_front();
+    if (observer_) observer_->on_round(r);
+  }
+}
+
+// ---- the all-reduced part --------------------------------------------------------------------
+
+void PsProtocol::contribute(Worker& w, std::int64_t clock, const training::GradientRef& gradient) {
+  AllReduce& a = *all_reduce_;
+  const auto slot = static_cast<std::size_t>(clock - a.first_open);
+  while (a.rounds.size() <= slot) a.rounds.emplace_back();
+  record_staleness(0);
+  if (gradient) {
+    math_.store->accumulate(a.part, clock, w.index, gradient, 0);
+    a.rounds[slot].loss += gradient->loss;
+    a.rounds[slot].samples += gradient->samples;
+    note_loss(gradient);
+  }
+  a.collective->contribute(w.index);
+}
+
+void PsProtocol::on_done(std::size_t rank, std::int64_t round) {
+  AllReduce& a = *all_reduce_;
+  const std::size_t p = a.part;
+  AllReduce::Round& r = a.rounds.at(static_cast<std::size_t>(round - a.first_open));
+  const auto n = static_cast<std::int64_t>(workers_.size());
+  // The first worker to hold the result: every gradient of the round is in; the replica
+  // moves to the new version now, for it to compute on.
+  if (r.done == 0 && math_.store) r.result = math_.store->apply_average(p, round, n);
+  training::SliceRef result = r.result;
+  if (++r.done == n) {  // the last: the update is complete everywhere, and so is the round
+    protocol::UpdateRecord u;
+    u.time = sim_.now();
+    u.shard = static_cast<std::int64_t>(p);
+    u.gradients = n;
+    u.train_loss = math_.store ? r.loss / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
+    const std::int64_t samples = r.samples;
+    ++versions_[p];
+    updated(p, u, samples);
+    clock_applied(round, 0);
+    a.rounds.pop_front();
+    ++a.first_open;
+  }
+  receive_part(workers_[rank], p, round + 1, std::move(result));
+}
+
+void PsProtocol::on_message(std::size_t from, std::size_t to, collective::Phase phase, double bytes, bool sent) {
+  const bool reduce = phase == collective::Phase::Reduce;
+  Worker& w = workers_[reduce ? from : to];
+  auto& a = activity(w);
+  (reduce ? a.pushes_in_flight : a.pulls_in_flight) += sent ? 1 : -1;
+  if (sent) (reduce ? totals_.push_bytes : totals_.pull_bytes) += bytes;
+  update_time(w);
+}
+
+void PsProtocol::on_step(std::size_t rank, std::int64_t round, std::size_t step, collective::Phase phase,
+                         TimeNs start, TimeNs end) {
+  if (observer_)
+    observer_->on_collective_step(static_cast<std::int64_t>(rank), round, static_cast<std::int64_t>(step), phase,
+                                  start, end);
+}
+
+}  // namespace pssim::ps

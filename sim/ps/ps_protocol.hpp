@@ -1,0 +1,224 @@
+// PsProtocol: workers training data-parallel on a parameter vector cut into parts, each
+// part kept by a parameter-server shard or replicated on every worker and all-reduced.
+//
+// The machinery shared by the schemes: workers hold a version of every part; a worker
+// computes once the scheme's policy (scheme_policy.hpp) says the parts it holds allow its
+// next iteration, then pushes one gradient part to every shard (and hands the all-reduced
+// part, if any, to the collective). Shards answer with slices; the policy decides what an
+// arriving push does (queued or collected), when a shard applies, and whom it answers.
+//   PS schemes (sync, async, ssp): every part on a shard.
+//   allreduce: one part, replicated and all-reduced (sync policy).
+//   hybrid: the embedding rows on shards, everything else all-reduced (sync policy).
+// Every shard sends version 0 to every worker at time 0; replicas start at version 0.
+// Staleness of a gradient at a shard = the shard's version when it is applied - the
+// version it was computed on.
+//
+// All-reduced part: the collective (sim/collective) times the exchange; the average of
+// the workers' gradients (in worker order) is applied to the replica when the first
+// worker holds the result (every input has arrived by then); a worker holds the new
+// version when its own copy of the result is complete; the update of the part is counted,
+// and its round ends, when the last one does.
+//
+// Math: with a GradientSource and a ParameterStore, messages carry what they stand for
+// (a slice at a version, a worker's gradient part) and updates are real; without, the
+// protocol only times things. Message sizes: 4 bytes per parameter of the part; with
+// compression or sparse embedding rows, the sizes the math reports, or PsConfig's fixed
+// sizes without math. Version 0 always goes out whole.
+//
+// Time split (WorkerTimeSplit): computing; pushing = gradient parts in flight, or
+// messages the worker sent in the reduce steps of a collective; pulling = slices in
+// flight to it, or messages to it in the gather steps; else blocked.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sim/collective/collective.hpp"
+#include "sim/compute/compute_model.hpp"
+#include "sim/core/simulator.hpp"
+#include "sim/net/transport.hpp"
+#include "sim/protocol/observer.hpp"
+#include "sim/protocol/training_protocol.hpp"
+#include "sim/protocol/worker_time_split.hpp"
+#include "sim/training/gradient_source.hpp"
+#include "sim/training/parameter_store.hpp"
+#include "sim/training/parts.hpp"
+
+namespace pssim::ps {
+
+class SchemePolicy;
+
+struct PsConfig {
+  double flops_per_iteration = 0;          ///< batch x FLOPs per sample
+  std::optional<double> apply_bandwidth;   ///< bytes/s of slice a shard updates; none: free
+  protocol::StopLimits stop;
+  /// Bytes of each shard's push and pull messages when the math does not give them (no
+  /// math, or the direction is uncompressed); empty: 4 bytes per parameter. Version 0
+  /// always goes out whole.
+  std::vector<double> push_bytes, pull_bytes;
+  /// Compression cost in seconds per element encoded or decoded, per direction (0: free or
+  /// uncompressed). A worker's iteration takes (push + pull) x all parameters longer (it
+  /// encodes its pushes and decodes its pulls); a shard's update (push x gradients + pull
+  /// x messages it sends) x its parameters.
+  double push_codec_seconds = 0, pull_codec_seconds = 0;
+  bool has_rounds = true;  ///< reported by has_rounds() (the scheme registry's flag)
+};
+
+/// The part all workers replicate and all-reduce (allreduce and hybrid).
+struct AllReducedPart {
+  training::Part part;
+  collective::AlgorithmKind algorithm = collective::AlgorithmKind::Ring;
+  std::size_t racks = 1;                ///< hierarchical: racks of equal size, in worker order
+  std::optional<double> chunk_bytes;    ///< none: whole messages
+};
+
+struct PsLayout {
+  std::vector<net::NodeId> worker_hosts;  ///< one per worker
+  std::vector<training::Part> shards;     ///< parts kept by servers
+  std::vector<net::NodeId> shard_hosts;   ///< one per shard
+  std::optional<AllReducedPart> all_reduced;  ///< the last part, when present
+};
+
+/// The training math, or none for timing only (both or neither).
+struct PsMath {
+  training::GradientSource* gradients = nullptr;
+  training::ParameterStore* store = nullptr;
+};
+
+class PsProtocol final : public protocol::TrainingProtocol,
+                         private net::MessageSink,
+                         private collective::Collective::Listener {
+ public:
+  PsProtocol(Simulator& sim, net::Transport& transport, compute::ComputeModel& compute, PsConfig config,
+             PsLayout layout, std::unique_ptr<SchemePolicy> policy, protocol::Observer* observer = nullptr,
+             PsMath math = {});
+  ~PsProtocol() override;
+  PsProtocol(const PsProtocol&) = delete;
+  PsProtocol& operator=(const PsProtocol&) = delete;
+
+  void start() override;
+  bool finished() const override { return finished_; }
+  std::optional<std::int64_t> diverged_at() const override { return diverged_at_; }
+  void stop() override { finished_ = true; }
+  void finish() override { time_.close(sim_.now()); }
+  const protocol::Totals& totals() const override { return totals_; }
+  std::size_t workers() const override { return workers_.size(); }
+  const protocol::WorkerStats& worker_stats(std::size_t w) const override { return time_.stats(w); }
+  std::int64_t least_updates() const override;
+  std::vector<training::SliceRef> current_parameters() const override;
+  std::size_t shards() const override { return shards_.size(); }
+  bool has_rounds() const override { return config_.has_rounds; }
+
+  std::size_t parts() const { return versions_.size(); }
+  std::int64_t part_version(std::size_t p) const { return versions_[p]; }
+
+ private:
+  friend class SchemePolicy;
+
+  struct Worker {
+    PsProtocol* protocol = nullptr;
+    std::size_t index = 0;
+    net::NodeId host = 0;
+    std::vector<std::int64_t> held;  // version of each part held (-1: none yet)
+    std::vector<std::int64_t> used;  // versions the current/last computation used
+    std::vector<training::SliceRef> held_slices;  // math: the slices held
+    std::vector<training::SliceRef> used_slices;  // math, delay compensation only: the slices used
+    std::uint64_t ticket = 0;        // math: the gradient being computed
+    std::int64_t ready = 0;          // parts whose slice allows the next computation
+    std::int64_t iteration = 0;      // computations started
+  };
+  struct Shard {
+    PsProtocol* protocol = nullptr;
+    std::size_t index = 0;
+    net::NodeId host = 0;
+    double bytes = 0;                       // the slice, uncompressed
+    double push_bytes = 0, pull_bytes = 0;  // a message without math (see PsConfig)
+    std::int64_t params = 0;
+    bool applying = false;
+    TimeNs apply_started = 0;
+  };
+  struct Message {
+    enum class Kind : std::uint8_t { Pull, Push } kind = Kind::Pull;
+    std::int64_t worker = 0, shard = 0;
+    std::int64_t version = 0;       // pull: version sent; push: version computed on
+    std::int64_t clock = 0;         // push: the worker's iteration index
+    training::SliceRef slice;       // math, pull: the slice sent
+    training::GradientRef gradient; // math, push: the shard's part of the gradient
+    training::SliceRef computed_on; // math, push with delay compensation: the slice it used
+  };
+  // The all-reduced part's state per round in progress.
+  struct AllReduce {
+    std::size_t part = 0;
+    std::int64_t elements = 0;
+    std::unique_ptr<collective::Collective> collective;
+    // Per round still open ([0] is round first_open): at most two are (a worker holding
+    // round r's result may hand in round r+1's gradient before others hold r's).
+    struct Round {
+      std::int64_t done = 0;       // workers holding the result
+      std::int64_t samples = 0;    // math: samples of the round's gradients
+      double loss = 0;             // math: sum of their losses
+      training::SliceRef result;   // math: the part after the round's update
+    };
+    std::deque<Round> rounds;
+    std::int64_t first_open = 0;
+  };
+
+  // net::MessageSink
+  void on_delivered(std::uint64_t tag) override;
+  // collective::Collective::Listener
+  void on_done(std::size_t rank, std::int64_t round) override;
+  void on_message(std::size_t from, std::size_t to, collective::Phase phase, double bytes, bool sent) override;
+  void on_step(std::size_t rank, std::int64_t round, std::size_t step, collective::Phase phase, TimeNs start,
+               TimeNs end) override;
+
+  std::uint64_t new_message(Message m);
+  void update_time(Worker& w) { time_.update(w.index, sim_.now()); }
+  protocol::WorkerTimeSplit::Activity& activity(const Worker& w) { return time_.activity(w.index); }
+
+  void send_slice(Shard& s, std::size_t worker, training::SliceRef slice, double bytes);
+  /// Shard s's current version to each of `workers`.
+  void send_pulls(Shard& s, const std::vector<std::size_t>& workers);
+  /// Worker w now holds `version` (and `slice`) of part p.
+  void receive_part(Worker& w, std::size_t part, std::int64_t version, training::SliceRef slice);
+  void receive_push(const Message& m);
+  void try_start(Worker& w);
+  void finish_compute(Worker& w);
+  void contribute(Worker& w, std::int64_t clock, const training::GradientRef& gradient);
+  void begin_apply(Shard& s);
+  void finish_apply(Shard& s);
+  /// Bookkeeping of every update of part p: samples, totals, observer, stop limits.
+  void updated(std::size_t part, protocol::UpdateRecord& u, std::int64_t samples);
+  void record_staleness(std::int64_t tau);
+  void note_loss(const training::GradientRef& g);
+  void clock_applied(std::int64_t clock, std::int64_t dropped);
+
+  Simulator& sim_;
+  net::Transport& transport_;
+  compute::ComputeModel& compute_;
+  PsConfig config_;
+  std::unique_ptr<SchemePolicy> policy_;
+  protocol::Observer* observer_;
+  PsMath math_;
+  std::vector<Worker> workers_;
+  protocol::WorkerTimeSplit time_;
+  std::vector<Shard> shards_;
+  std::optional<AllReduce> all_reduce_;
+  std::vector<std::int64_t> versions_;        // per part
+  std::vector<std::size_t> all_workers_;      // 0 .. N-1
+  double total_params_ = 0;
+  std::vector<Message> messages_;
+  std::vector<std::uint32_t> free_messages_;
+  std::deque<std::int64_t> parts_done_per_clock_;  // open clocks: parts that applied clock c
+  std::deque<std::int64_t> dropped_per_clock_;
+  std::int64_t first_open_clock_ = 0;
+  TimeNs last_round_end_ = 0;
+  std::int64_t parts_at_stop_ = 0;
+  bool finished_ = false;
+  std::optional<std::int64_t> diverged_at_;
+  protocol::Totals totals_;
+};
+
+}  // namespace pssim::ps

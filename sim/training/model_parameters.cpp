@@ -1,0 +1,150 @@
+#include "sim/training/model_parameters.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <stdexcept>
+
+#include "models/core/seed.hpp"
+
+namespace pssim::training {
+
+ModelParameters::ModelParameters(const std::vector<float>& initial, std::vector<Part> parts,
+                                 const ModelParametersConfig& config, parallel::JobPool& pool)
+    : config_(config), pool_(pool) {
+  const auto n = static_cast<std::int64_t>(initial.size());
+  std::int64_t covered = 0;
+  for (const auto& part : parts) {
+    PartState p;
+    p.ranges = part.ranges;
+    for (const auto& r : part.ranges) {
+      if (r.begin < 0 || r.end > n || r.begin >= r.end) throw std::invalid_argument("part range outside the parameters");
+      p.optimizers.emplace_back(config.optimizer, static_cast<std::size_t>(r.begin), static_cast<std::size_t>(r.size()));
+      p.length += static_cast<std::size_t>(r.size());
+      covered += r.size();
+    }
+    parts_.push_back(std::move(p));
+  }
+  if (covered != n) throw std::invalid_argument("the parts do not cover the parameters exactly once");
+  // A few spare buffers per thread: enough to recycle in steady state.
+  const std::size_t spare = 2 * static_cast<std::size_t>(pool_.threads()) + 2;
+  for (auto& p : parts_) {
+    const std::size_t length = p.length;
+    p.slices = std::make_unique<BufferPool<std::vector<float>>>(spare, [length] { return new std::vector<float>(length); });
+  }
+  // Version 0: the initial vector cut into the parts' slices.
+  for (std::size_t k = 0; k < parts_.size(); ++k) {
+    auto slice = new_slice(k);
+    std::size_t at = 0;
+    for (const auto& r : parts_[k].ranges) {
+      std::copy(initial.begin() + r.begin, initial.begin() + r.end, slice->begin() + static_cast<std::ptrdiff_t>(at));
+      at += static_cast<std::size_t>(r.size());
+    }
+    current_.push_back(std::move(slice));
+  }
+  if (config.pull.enabled())
+    for (std::size_t k = 0; k < parts_.size(); ++k) {
+      pull_.emplace_back(config.pull, static_cast<std::size_t>(config.workers), current_[k]);
+      pull_seeds_.push_back(models::derive_seed(config.seed, "pull", k));
+    }
+  pulls_sent_.assign(parts_.size(), 0);
+  scratch_.resize(pool_.threads());
+}
+
+std::vector<ParameterStore::PullMessage> ModelParameters::pull_messages(std::size_t part,
+                                                                        const std::vector<std::size_t>& workers) {
+  const SliceRef& current = current_.at(part);
+  std::vector<PullMessage> out(workers.size(), PullMessage{current, std::nullopt});
+  if (pull_.empty()) return out;
+  // Workers' copies are independent: encode them in parallel, seeded by message number.
+  const std::uint64_t first = pulls_sent_[part];
+  pulls_sent_[part] += workers.size();
+  std::vector<std::shared_ptr<parallel::JobPool::Ticket>> tickets;
+  tickets.reserve(workers.size());
+  for (std::size_t i = 0; i < workers.size(); ++i)
+    tickets.push_back(pool_.submit([this, part, &current, &workers, &out, first, i](unsigned thread) {
+      const std::uint64_t seed = models::derive_seed(pull_seeds_[part], "message", first + i);
+      const auto m = pull_[part].encode(workers[i], current, new_slice(part), scratch_[thread], seed);
+      out[i] = PullMessage{m.held, static_cast<double>(m.bytes)};
+    }));
+  for (const auto& t : tickets) pool_.wait(t);
+  return out;
+}
+
+double ModelParameters::staleness_factor(std::int64_t tau) const {
+  switch (config_.lr.staleness) {
+    case LearningRatePolicy::Staleness::None: return 1.0;
+    case LearningRatePolicy::Staleness::Inverse: return 1.0 / static_cast<double>(std::max<std::int64_t>(tau, 1));
+    case LearningRatePolicy::Staleness::InversePlusOne: return 1.0 / static_cast<double>(1 + tau);
+  }
+  return 1.0;
+}
+
+double ModelParameters::learning_rate(const PartState& p, std::int64_t tau) const {
+  double scale = config_.lr.scale;
+  if (config_.lr.warmup_updates > 0 && p.updates < config_.lr.warmup_updates)
+    scale = 1.0 + (scale - 1.0) * static_cast<double>(p.updates) / static_cast<double>(config_.lr.warmup_updates);
+  return config_.optimizer.lr * scale * staleness_factor(tau);
+}
+
+void ModelParameters::accumulate(std::size_t part, std::int64_t clock, std::size_t worker, const GradientRef& g,
+                                 std::int64_t tau) {
+  parts_.at(part).pending[clock].push_back({worker, g, tau});
+}
+
+SliceRef ModelParameters::apply(std::size_t part, std::vector<float>& grad, double lr, const SliceRef& computed_on) {
+  PartState& p = parts_[part];
+  auto next = new_slice(part);
+  const std::vector<float>& now = *current_[part];
+  std::copy(now.begin(), now.end(), next->begin());
+  if (config_.lr.delay_compensation && computed_on) {
+    // DC-ASGD: g + lambda g * g * (w_now - w_then), element-wise.
+    const auto lambda = static_cast<float>(*config_.lr.delay_compensation);
+    const std::vector<float>& then = *computed_on;
+    for (std::size_t i = 0; i < grad.size(); ++i) grad[i] += lambda * grad[i] * grad[i] * (now[i] - then[i]);
+  }
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < p.ranges.size(); ++k) {
+    const auto len = static_cast<std::size_t>(p.ranges[k].size());
+    p.optimizers[k].step(std::span<float>(next->data() + at, len), std::span<const float>(grad.data() + at, len), lr);
+    at += len;
+  }
+  ++p.updates;
+  current_[part] = std::move(next);
+  return current_[part];
+}
+
+SliceRef ModelParameters::apply_average(std::size_t part, std::int64_t clock, std::int64_t count) {
+  PartState& p = parts_.at(part);
+  const auto it = p.pending.find(clock);
+  if (it == p.pending.end() || count < 1 || static_cast<std::int64_t>(it->second.size()) != count)
+    throw std::logic_error("applying a clock whose gradients are not all there");
+  auto contributions = std::move(it->second);
+  p.pending.erase(it);
+  std::sort(contributions.begin(), contributions.end(),
+            [](const auto& a, const auto& b) { return a.worker < b.worker; });
+  std::vector<float> mean(p.length, 0.0f);
+  for (const auto& c : contributions) {
+    // The staleness factor scales each gradient inside the average (SSP).
+    const auto weight = static_cast<float>(staleness_factor(c.tau));
+    const float* src = c.gradient->values.data();
+    if (weight == 1.0f)
+      for (std::size_t i = 0; i < p.length; ++i) mean[i] += src[i];
+    else
+      for (std::size_t i = 0; i < p.length; ++i) mean[i] += weight * src[i];
+  }
+  const float inverse = 1.0f / static_cast<float>(count);
+  for (float& x : mean) x *= inverse;
+  return apply(part, mean, learning_rate(p, 0), nullptr);
+}
+
+SliceRef ModelParameters::apply_one(std::size_t part, const GradientRef& g, std::int64_t tau,
+                                    const SliceRef& computed_on) {
+  PartState& p = parts_.at(part);
+  // A copy: delay compensation modifies the gradient, and the part is shared.
+  std::vector<float>& slice = p.scratch;  // reused: no allocation per update
+  slice.assign(g->values.begin(), g->values.end());
+  return apply(part, slice, learning_rate(p, tau), computed_on);
+}
+
+}  // namespace pssim::training

@@ -1,0 +1,95 @@
+// ModelParameters: ParameterStore with real optimizers (models/optim).
+//
+// Each part owns its ranges of the flat parameter vector as one contiguous slice, a
+// SliceOptimizer per range (its state sliced the same way), and per-clock gradient lists.
+// Every update writes a new slice (copy, then update), so a slice handed to workers never
+// changes; slices come from per-part pools (buffer_pool.hpp).
+//
+// Learning rate of an update: optimizer lr x linear scaling (workers x batch / base batch,
+// ramped over warmup updates) x staleness factor (1, 1/max(tau,1) or 1/(1+tau)); the
+// optimizer's own warm-up applies on top. Delay compensation (DC-ASGD) adds
+// lambda g*g*(w_now - w_then) to an async gradient.
+//
+// Pull compression (compression.hpp): a part's pulls to several workers are encoded in
+// parallel on the job pool, each against that worker's copy.
+//
+// Determinism: an averaged update sums its gradients in worker order, whatever order they
+// arrived in, so sharding and placement change the timing but not the parameters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "models/optim/optimizer.hpp"
+#include "sim/parallel/job_pool.hpp"
+#include "sim/training/buffer_pool.hpp"
+#include "sim/training/compression.hpp"
+#include "sim/training/parameter_store.hpp"
+#include "sim/training/parts.hpp"
+
+namespace pssim::training {
+
+struct LearningRatePolicy {
+  enum class Staleness { None, Inverse, InversePlusOne } staleness = Staleness::None;
+  double scale = 1.0;               ///< linear scaling factor (1: none)
+  std::int64_t warmup_updates = 0;  ///< ramp from 1 to scale over this many updates of a part
+  std::optional<double> delay_compensation;  ///< DC-ASGD lambda
+};
+
+struct ModelParametersConfig {
+  models::OptimizerSpec optimizer;
+  LearningRatePolicy lr;
+  std::int64_t workers = 1;
+  std::uint64_t seed = 1;
+  DirectionCompression pull;  ///< kind none: pulls send the slice itself
+};
+
+class ModelParameters : public ParameterStore {
+ public:
+  /// `initial` is the whole parameter vector at version 0; `pool` must outlive this object.
+  ModelParameters(const std::vector<float>& initial, std::vector<Part> parts, const ModelParametersConfig& config,
+                  parallel::JobPool& pool);
+
+  SliceRef current(std::size_t part) const override { return current_.at(part); }
+  void accumulate(std::size_t part, std::int64_t clock, std::size_t worker, const GradientRef& g,
+                  std::int64_t tau) override;
+  SliceRef apply_average(std::size_t part, std::int64_t clock, std::int64_t count) override;
+  SliceRef apply_one(std::size_t part, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) override;
+  std::vector<PullMessage> pull_messages(std::size_t part, const std::vector<std::size_t>& workers) override;
+  bool needs_computed_on() const override { return config_.lr.delay_compensation.has_value(); }
+
+ private:
+  struct PartState {
+    std::vector<Range> ranges;
+    std::size_t length = 0;
+    std::vector<models::SliceOptimizer> optimizers;  // one per range
+    struct Contribution {
+      std::size_t worker;
+      GradientRef gradient;
+      std::int64_t tau;
+    };
+    std::unordered_map<std::int64_t, std::vector<Contribution>> pending;  // per clock
+    std::vector<float> scratch;  // the gradient slice of an async update
+    std::int64_t updates = 0;
+    std::unique_ptr<BufferPool<std::vector<float>>> slices;  // [length] each
+  };
+
+  std::shared_ptr<std::vector<float>> new_slice(std::size_t part) { return parts_[part].slices->get(); }
+  double learning_rate(const PartState& p, std::int64_t tau) const;
+  double staleness_factor(std::int64_t tau) const;
+  SliceRef apply(std::size_t part, std::vector<float>& gradient, double lr, const SliceRef& computed_on);
+
+  ModelParametersConfig config_;
+  parallel::JobPool& pool_;
+  std::vector<PartState> parts_;
+  std::vector<SliceRef> current_;
+  std::vector<PullCompressor> pull_;        // per part (pull compression only)
+  std::vector<std::uint64_t> pull_seeds_;   // per part
+  std::vector<std::uint64_t> pulls_sent_;   // per part: compressed messages so far
+  std::vector<std::vector<float>> scratch_;  // per thread: a pull delta
+};
+
+}  // namespace pssim::training

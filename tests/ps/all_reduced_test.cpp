@@ -1,0 +1,146 @@
+// All-reduced parts in the PS machinery (protocol allreduce, and hybrid's dense part),
+// driven through a fake transport and fake math so every time and value can be written
+// down. Derivations in the comments.
+#include <memory>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/ps/clocked_policies.hpp"
+#include "sim/ps/ps_protocol.hpp"
+#include "tests/support/delay_transport.hpp"
+#include "tests/support/fake_math.hpp"
+
+using namespace pssim;
+using namespace pssim::ps;
+
+namespace {
+
+constexpr double GBps = 1e9;
+
+struct Rounds : protocol::Observer {
+  std::vector<protocol::RoundRecord> rounds;
+  std::vector<protocol::UpdateRecord> updates;
+  void on_round(const protocol::RoundRecord& r) override { rounds.push_back(r); }
+  void on_update(const protocol::UpdateRecord& u) override { updates.push_back(u); }
+};
+
+// `workers` workers (hosts 0 .. n-1) and `servers` server hosts after them, on a transport
+// without sharing: a message of b bytes takes b / (1 GB/s).
+struct Rig {
+  Simulator sim{1};
+  testing::DelayTransport transport{sim, GBps, 0};
+  std::unique_ptr<compute::ComputeModel> compute;
+  std::unique_ptr<testing::FakeGradients> gradients;
+  std::unique_ptr<testing::FakeStore> store;
+  std::unique_ptr<PsProtocol> protocol;
+  Rounds log;
+
+  Rig(std::size_t workers, std::vector<std::int64_t> shard_params, std::int64_t reduced_params,
+      std::vector<double> speed_factors, double flops, std::int64_t updates) {
+    compute::ComputeSpec spec;
+    spec.speed = compute::ComputeSpec::Speed::List;
+    spec.factors = std::move(speed_factors);
+    spec.throughput = 1e12;
+    compute = std::make_unique<compute::ComputeModel>(spec, workers, sim.random());
+    PsLayout layout;
+    std::vector<std::size_t> lengths;
+    for (std::size_t w = 0; w < workers; ++w) layout.worker_hosts.push_back(static_cast<net::NodeId>(w));
+    std::int64_t at = 0;
+    for (std::size_t k = 0; k < shard_params.size(); ++k) {
+      layout.shards.push_back({{{at, at + shard_params[k]}}, shard_params[k]});
+      layout.shard_hosts.push_back(static_cast<net::NodeId>(workers + k));
+      lengths.push_back(static_cast<std::size_t>(shard_params[k]));
+      at += shard_params[k];
+    }
+    layout.all_reduced = AllReducedPart{{{{at, at + reduced_params}}, reduced_params}};
+    lengths.push_back(static_cast<std::size_t>(reduced_params));
+    gradients = std::make_unique<testing::FakeGradients>(lengths);
+    store = std::make_unique<testing::FakeStore>(lengths);
+    PsConfig config;
+    config.flops_per_iteration = flops;
+    config.stop.updates = updates;
+    protocol = std::make_unique<PsProtocol>(sim, transport, *compute, config, layout, std::make_unique<SyncPolicy>(0),
+                                            &log, PsMath{gradients.get(), store.get()});
+  }
+  void run() {
+    protocol->start();
+    sim.run_until_condition([this] { return protocol->finished(); });
+    REQUIRE(protocol->finished());
+    protocol->finish();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("all-reduce: one averaged update per round, and every iteration computes on the newest replica",
+          "[ps][allreduce]") {
+  // 3 workers, no compute, a ring over 3,000,000 parameters (12 MB): 4 steps of 4 MB, 4 ms
+  // each: a round is 16 ms. Each round averages the gradients 1, 2, 3 (worker w sends w+1):
+  // 2, subtracted from the replica.
+  Rig rig(3, {}, 3'000'000, {1, 1, 1}, 0, 3);
+  rig.run();
+  REQUIRE(rig.log.rounds.size() == 3);
+  for (const auto& r : rig.log.rounds) CHECK(r.duration == 16'000'000);
+  REQUIRE(rig.store->averages.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    CHECK(rig.store->averages[k].clock == static_cast<std::int64_t>(k));
+    CHECK(rig.store->averages[k].value == 2.0f);
+  }
+  CHECK((*rig.store->current(0))[0] == -6.0f);
+  // Iteration k of every worker used version k of the replica.
+  std::vector<int> iteration(3, 0);
+  for (const auto& use : rig.gradients->used) CHECK(use.versions[0] == static_cast<float>(iteration[use.worker]++));
+  const auto& totals = rig.protocol->totals();
+  CHECK(totals.updates == 3);
+  CHECK(totals.gradients_applied == 9);
+  CHECK(totals.push_bytes == 3 * 3 * 2 * 4e6);  // 3 rounds x 3 workers x 2 reduce steps x 4 MB
+  CHECK(totals.pull_bytes == 3 * 3 * 2 * 4e6);
+  // Each worker: its reduce-step messages in flight 8 ms a round (pushing), gather-step
+  // messages to it 8 ms (pulling); nothing else.
+  for (std::size_t w = 0; w < 3; ++w) {
+    CHECK(rig.protocol->worker_stats(w).pushing == 24'000'000);
+    CHECK(rig.protocol->worker_stats(w).pulling == 24'000'000);
+    CHECK(rig.protocol->worker_stats(w).blocked == 0);
+  }
+}
+
+TEST_CASE("all-reduce: a straggler holds the others back, who wait blocked (rendezvous)", "[ps][allreduce]") {
+  // 2 workers, compute 1 ms and 5 ms (1 GFLOP at 1 TFLOPS, speed factors 1 and 0.2); a ring
+  // of 2 over 4 MB: 2 steps of 2 MB (2 ms). Worker 0's first message waits until worker 1
+  // posts its step at 5 ms: worker 0 is blocked 1..5 ms. Round 0 ends at 5 + 4 = 9 ms.
+  Rig rig(2, {}, 1'000'000, {1, 0.2}, 1e9, 1);
+  rig.run();
+  REQUIRE(rig.log.rounds.size() == 1);
+  CHECK(rig.log.rounds[0].end == 9'000'000);
+  CHECK(rig.protocol->worker_stats(0).computing == 1'000'000);
+  CHECK(rig.protocol->worker_stats(0).blocked == 4'000'000);
+  CHECK(rig.protocol->worker_stats(1).computing == 5'000'000);
+  CHECK(rig.protocol->worker_stats(1).blocked == 0);
+}
+
+TEST_CASE("hybrid: a server shard and an all-reduced part; a round ends when both are done", "[ps][allreduce]") {
+  // 2 workers, a 1 MB shard on server host 2, a 4 MB all-reduced part; compute 1 ms.
+  // Round 0: the shard's version 0 reaches the workers at 1 ms (the replica is there from
+  // the start); they compute until 2 ms; their shard pushes arrive at 3 ms, the shard
+  // applies; the ring (2 steps of 2 MB) runs 2..6 ms: the round ends at 6 ms. The new
+  // shard slice is back at 4 ms, the replica at 6 ms: round 1 computes 6..7, pushes until
+  // 8, the ring runs 7..11.
+  Rig rig(2, {250'000}, 1'000'000, {1, 1}, 1e9, 2);
+  rig.run();
+  REQUIRE(rig.log.rounds.size() == 2);
+  CHECK(rig.log.rounds[0].end == 6'000'000);
+  CHECK(rig.log.rounds[1].end == 11'000'000);
+  // Both parts average the gradients 1 and 2 every round.
+  REQUIRE(rig.store->averages.size() == 4);
+  for (const auto& a : rig.store->averages) CHECK(a.value == 1.5f);
+  CHECK(rig.protocol->part_version(0) == 2);
+  CHECK(rig.protocol->part_version(1) == 2);
+  // The shard's update happens at 3 ms, the replica's at 6 ms (the first worker to hold
+  // the result): one update record each per round.
+  REQUIRE(rig.log.updates.size() == 4);
+  CHECK(rig.log.updates[0].time == 3'000'000);
+  CHECK(rig.log.updates[0].shard == 0);
+  CHECK(rig.log.updates[1].time == 6'000'000);
+  CHECK(rig.log.updates[1].shard == 1);
+}
