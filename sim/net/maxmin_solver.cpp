@@ -473,7 +473,10 @@ bool MaxMinSolver::certify() {
   for (;;) {
     const double key = min_key();
     const double bound = max_increase();
-    if (key > bound * (1 + kTolerance)) return true;
+    // A resource may be exactly full without being anyone's bottleneck (a flow crossing
+    // two links of equal capacity, as around an all-reduce ring): load <= capacity is all
+    // feasibility needs, so equality passes.
+    if (key >= bound * (1 + kTolerance)) return true;
     if (reaccounted > active_ / 4 + 64) return false;
     const ResourceId tightest = keys_.top().second.first;
     if (tightest != last_tightened) {
