@@ -174,3 +174,27 @@ TEST_CASE("bad flows are rejected", "[maxmin]") {
   CHECK_THROWS_AS(s.remove_flow(3), std::invalid_argument);
   CHECK_THROWS_AS(MaxMinSolver({0.0}), std::invalid_argument);
 }
+
+TEST_CASE("flows alone on two equal links (an all-reduce ring) are solved incrementally", "[maxmin]") {
+  // Ring of 6: flow i crosses up link i (resource 2i) and the down link of i+1 (resource
+  // 2(i+1)+1), all of capacity 5. Each flow gets 5; the link it is not bottlenecked at is
+  // exactly full, which is feasible: no full solve is needed, flow by flow, step by step.
+  const int n = 6;
+  MaxMinSolver s(std::vector<double>(2 * n, 5.0));
+  std::vector<MaxMinSolver::FlowId> flows;
+  for (int step = 0; step < 3; ++step) {
+    for (auto f : flows) {
+      s.remove_flow(f);
+      s.solve();
+    }
+    flows.clear();
+    for (int i = 0; i < n; ++i) {
+      const std::vector<MaxMinSolver::ResourceId> route = {static_cast<MaxMinSolver::ResourceId>(2 * i),
+                                                          static_cast<MaxMinSolver::ResourceId>(2 * ((i + 1) % n) + 1)};
+      flows.push_back(s.add_flow(route));
+      s.solve();
+    }
+    for (auto f : flows) CHECK(s.rate(f) == 5.0);
+  }
+  CHECK(s.stats().full_solves == 0);
+}
