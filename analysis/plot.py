@@ -16,6 +16,9 @@ allow is written to OUT (default: <first PATH>/plots) as PNG and SVG:
   accuracy_vs_workers   sweeps over cluster.workers.count: best test accuracy
   staleness_vs_workers  sweeps over cluster.workers.count (async, SSP): mean and max staleness
   round_time_vs_shards  sweeps over cluster.servers.shards: round time and throughput
+  iteration_time_vs_workers   sweeps over cluster.workers.count of several schemes (PS,
+                        colocated PS, all-reduce ...): iteration time per scheme, one panel
+                        per network, closed forms dashed where they are exact
   link_utilization      per run: utilization of the busiest link directions over time
   staleness_histogram   per run (async and SSP): staleness of the applied gradients
   worker_timeline       per run with trace.json: each worker's states over time
@@ -30,8 +33,14 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
+import yaml  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from closed_forms import round_time  # noqa: E402
 
 STATE_COLORS = {"computing": "#2e7d32", "pushing": "#1565c0", "pulling": "#6a1b9a", "blocked": "#bdbdbd"}
 
@@ -62,6 +71,14 @@ class Run:
 
 def _read_csv(path):
     return pd.read_csv(path) if os.path.exists(path) else None
+
+
+def _log_y(ax):
+    """A log y axis labelled at 1, 2 and 5 times the powers of ten, in plain numbers."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def _save(fig, out, name, written):
@@ -111,7 +128,9 @@ def plot_accuracy(runs, out, written):
         _plot_group(bottom, label, losses, lambda e: e["time_s"], lambda e: e["train_loss"])
     # Accuracy rises toward the upper right, perplexity falls toward the lower right.
     corner = "upper right" if language else "lower right"
-    top.set_ylabel("test perplexity" if language else "test accuracy (%)")
+    top.set_ylabel("test perplexity (log scale)" if language else "test accuracy (%)")
+    if language:  # it starts near the vocabulary size and ends two orders of magnitude lower
+        _log_y(top)
     top.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against simulated time")
     bottom.set_ylabel("training loss (mean since previous evaluation)")
     bottom.set_xlabel("simulated time (s)")
@@ -130,7 +149,7 @@ def plot_accuracy(runs, out, written):
     fig, axes = plt.subplots(1, 2 if pushed else 1, figsize=(13 if pushed else 7.5, 4.5), squeeze=False)
     panels = [("bytes_sent", "all bytes sent (GB)")]
     if pushed:
-        panels.append(("push_bytes", "gradient bytes pushed to the servers (GB, log scale)"))
+        panels.append(("push_bytes", "gradient bytes sent: pushes, reduce steps (GB, log scale)"))
     for ax, (column, xlabel) in zip(axes[0], panels):
         log = column == "push_bytes"
         for label, members in _groups(with_bytes):
@@ -140,7 +159,9 @@ def plot_accuracy(runs, out, written):
         if log:
             ax.set_xscale("log")
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("test perplexity" if language else "test accuracy (%)")
+        ax.set_ylabel("test perplexity (log scale)" if language else "test accuracy (%)")
+        if language:
+            _log_y(ax)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc=corner)
     fig.suptitle("Held-out " + ("perplexity" if language else "accuracy") + " against bytes on the wire")
@@ -321,6 +342,94 @@ def plot_sweep(path, out, written):
     return runs
 
 
+def _scheme_label(s):
+    """'PS, 8 servers', 'colocated PS', 'ring all-reduce' ... from a resolved scenario."""
+    protocol, mode = s["protocol"], s["protocol"]["mode"]
+    if mode in ("allreduce", "hybrid"):
+        label = f"{protocol['algorithm']} all-reduce"
+        return label + (" + PS embedding (hybrid)" if mode == "hybrid" else "")
+    servers = s["cluster"]["servers"]
+    prefix = "PS" if mode == "sync" else f"{mode} PS"
+    if servers["placement"] == "colocated":
+        return f"colocated {prefix} (a shard on every worker)"
+    count = int(servers["count"])
+    return f"{prefix}, {count} server{'s' if count > 1 else ''}"
+
+
+def _network_label(s):
+    n = s["network"]
+    if n["topology"] == "two-tier":
+        return f"two-tier: {n['racks']} racks, uplinks oversubscribed {n['oversubscription']}:1"
+    return n["topology"]
+
+
+def plot_schemes(paths, out, written):
+    """Iteration time against workers for every scheme found in the sweeps over
+    cluster.workers.count: one panel per network, one line per scheme, its closed form
+    dashed where there is one."""
+    rows = []
+    for path in paths:
+        table = pd.read_csv(os.path.join(path, "sweep.csv"))
+        if not any(c.endswith("workers.count") for c in table.columns):
+            continue
+        for _, row in table[table["status"] == "ok"].iterrows():
+            point = os.path.join(path, "points", f"{int(row['point']):04d}")
+            with open(os.path.join(point, "scenario.yaml")) as f:
+                s = yaml.safe_load(f)
+            if pd.isna(row["mean_round_s"]):
+                continue
+            rows.append({"network": _network_label(s), "scheme": _scheme_label(s),
+                         "workers": int(s["cluster"]["workers"]["count"]), "round_s": row["mean_round_s"],
+                         "closed_form_s": round_time(s) or float("nan")})
+    if not rows:
+        return
+    data = pd.DataFrame(rows)
+    if data["scheme"].nunique() < 2:
+        return
+    networks = sorted(data["network"].unique(), key=lambda n: (n != "star", n))
+    schemes = sorted(data["scheme"].unique())
+    style = {scheme: (f"C{i}", "osD^vPX*"[i % 8]) for i, scheme in enumerate(schemes)}
+    # Top row: every scheme, log scale. Bottom row: the fastest ones, linear, zoomed in.
+    fast = data.groupby("scheme")["round_s"].min()
+    zoom = 1e3 * 4 * fast.min()
+    fig, axes = plt.subplots(2, len(networks), figsize=(6.5 * len(networks), 8.5), squeeze=False, sharex=True)
+    for column, network in enumerate(networks):
+        for row in (0, 1):
+            ax = axes[row][column]
+            for scheme in schemes:
+                d = data[(data["network"] == network) & (data["scheme"] == scheme)]
+                d = d.groupby("workers").mean(numeric_only=True)
+                if d.empty or (row == 1 and 1e3 * d["round_s"].min() > zoom):
+                    continue
+                color, marker = style[scheme]
+                exact = d["closed_form_s"].notna().all()
+                # Where a closed form exists it is the line, and the simulation the markers.
+                ax.plot(d.index, 1e3 * d["round_s"], marker=marker, color=color, label=scheme,
+                        linestyle="none" if exact else "-", linewidth=1)
+                if exact:
+                    ax.plot(d.index, 1e3 * d["closed_form_s"], linestyle="--", color=color, linewidth=1)
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.grid(alpha=0.3, which="both")
+            if row == 0:
+                _log_y(ax)
+                ax.set_title(network, fontsize=10)
+            else:
+                ax.set_ylim(0, zoom)
+                ax.set_xlabel("workers")
+        axes[0][column].set_ylabel("iteration time (ms, log scale)")
+        axes[1][column].set_ylabel(f"iteration time (ms), schemes under {zoom:.0f} ms")
+    handles, labels = {}, []
+    for ax in axes.flat:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    handles["closed form (star: exact)"] = matplotlib.lines.Line2D([], [], linestyle="--", color="grey")
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=3, fontsize=8)
+    fig.suptitle("Iteration time against the number of workers (synchronous, timing only)")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    _save(fig, out, "iteration_time_vs_workers", written)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+")
@@ -331,9 +440,11 @@ def main():
     written = []
     runs = []
     single_runs = []  # runs given directly: they also get per-run figures
+    sweeps = []
     for path in args.paths:
         if os.path.exists(os.path.join(path, "sweep.csv")):
             runs += plot_sweep(path, out, written) or []
+            sweeps.append(path)
         elif os.path.exists(os.path.join(path, "curve.csv")):
             runs.append(Run(path))  # a baseline from `pssim train`
         elif os.path.exists(os.path.join(path, "summary.json")):
@@ -342,6 +453,7 @@ def main():
         else:
             print(f"plot.py: {path}: no summary.json, curve.csv or sweep.csv: not a pssim result", file=sys.stderr)
             return 2
+    plot_schemes(sweeps, out, written)
     plot_accuracy(runs, out, written)
     plot_epochs(runs, out, written)
     plot_staleness(runs, out, written)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the figures the README shows (docs/figures/*.png) from scratch: runs the
 # science sweeps of scenarios/sweeps/ into results/, plots them, and copies the figures.
-# About 4 minutes on 2 cores after the build.
+# About 8 minutes on 2 cores after the build.
 #
 #   scripts/figures.sh
 set -euo pipefail
@@ -24,6 +24,20 @@ sweep stragglers && keep stragglers accuracy_vs_time
 sweep staleness && keep staleness staleness_vs_workers && keep staleness accuracy_vs_workers
 sweep shards && keep shards round_time_vs_shards
 sweep compression && keep compression accuracy_vs_time && keep compression accuracy_vs_bytes
+
+# Parameter server or all-reduce: iteration time against workers, every scheme together.
+for s in schemes-ps schemes-allreduce-star schemes-allreduce-two-tier; do
+  "$pssim" sweep "scenarios/sweeps/$s.yaml" -o "results/sweeps/$s" -j "$jobs" -q
+done
+"$pssim" plot results/sweeps/schemes-ps results/sweeps/schemes-allreduce-star results/sweeps/schemes-allreduce-two-tier \
+  -o results/sweeps/schemes-plots >/dev/null
+cp results/sweeps/schemes-plots/iteration_time_vs_workers.png docs/figures/schemes_iteration_time_vs_workers.png
+# The quickstart job with a ring all-reduce instead of servers, against the quickstart sweep.
+"$pssim" run scenarios/allreduce.yaml -o results/allreduce -q
+"$pssim" plot results/sweeps/quickstart results/allreduce -o results/allreduce/plots >/dev/null
+cp results/allreduce/plots/accuracy_vs_time.png docs/figures/allreduce_accuracy_vs_time.png
+# Hybrid PS + all-reduce on a word-level LSTM: dense, sparse and hybrid (about 2.5 minutes).
+sweep hybrid && keep hybrid accuracy_vs_bytes
 
 # One synchronous straggler run with its trace: the per-worker timeline.
 "$pssim" run scenarios/stragglers.yaml --set training.stop.sim_time=1s --set output.trace=true \

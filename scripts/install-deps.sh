@@ -14,7 +14,7 @@ packages=(
   zlib1g-dev                       # models/: reads the gzipped IDX files of (Fashion-)MNIST
   dataset-fashion-mnist            # Fashion-MNIST, gzipped IDX in /usr/share/datasets/fashion-mnist
   fortunes                         # ~2.4 MB of plain English text: the default corpus of the lstm-lm
-  python3 python3-matplotlib python3-pandas   # analysis/ plots, run with /usr/bin/python3
+  python3 python3-matplotlib python3-pandas python3-yaml   # analysis/ plots, run with /usr/bin/python3
   parallel                         # GNU parallel: cluster-style sweep test
 )
 for arg in "$@"; do

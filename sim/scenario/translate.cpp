@@ -480,6 +480,12 @@ Scenario translate(ConfigNode& resolved) {
 
   s.network = read_network(resolved.at("network"), s.cluster);
   s.protocol = read_protocol(resolved.at("protocol"), resolved, s);
+  // A scheme without servers (the registry refused a written servers section): the
+  // resolved scenario does not list the defaults it does not use.
+  if (schemes::find(s.protocol.scheme).layout == schemes::Layout::AllReduced) {
+    auto& entries = cluster.entries();
+    std::erase_if(entries, [](const MapEntry& e) { return e.key == "servers"; });
+  }
   s.compression = read_compression(resolved.at("compression"), s);
   s.output.utilization_interval = as_duration(resolved.at("output").at("utilization_interval"));
   s.output.trace = as_bool(resolved.at("output").at("trace"));

@@ -62,3 +62,14 @@ TEST_CASE("two-tier: oversubscribed rack uplinks bound the round", "[golden]") {
   REQUIRE(rounds.durations.size() == 10);
   for (TimeNs d : rounds.durations) CHECK(d == 2 * 256'000'000 + 2 * 24'000 + 8'533'333);
 }
+
+TEST_CASE("ring-allreduce: every round is 2(N-1)/N M/B + 2(N-1) alpha + compute", "[golden][allreduce]") {
+  // N = 16, M = 100 MB, B = 10 Gbps = 1.25 GB/s: 2 x 15/16 x 100 MB / 1.25 GB/s = 150 ms.
+  // 2(N-1) = 30 steps, each after the route latency alpha = 20 + 20 us: 1.2 ms. Compute:
+  // 8.533333 ms. The workers hold the new replica at the same instant: no waiting.
+  experiment::Experiment e(load("ring-allreduce.yaml"));
+  Rounds rounds;
+  e.run(&rounds);
+  REQUIRE(rounds.durations.size() == 20);
+  for (TimeNs d : rounds.durations) CHECK(d == 150'000'000 + 1'200'000 + 8'533'333);
+}
