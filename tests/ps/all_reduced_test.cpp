@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "sim/ps/async_policy.hpp"
 #include "sim/ps/clocked_policies.hpp"
 #include "sim/ps/ps_protocol.hpp"
 #include "tests/support/delay_transport.hpp"
@@ -143,4 +144,41 @@ TEST_CASE("hybrid: a server shard and an all-reduced part; a round ends when bot
   CHECK(rig.log.updates[0].shard == 0);
   CHECK(rig.log.updates[1].time == 6'000'000);
   CHECK(rig.log.updates[1].shard == 1);
+}
+
+TEST_CASE("PS schemes through the fake transport and fake math: what each update averages", "[ps]") {
+  // 2 workers, one shard of 1 MB on host 2; messages take 1 ms; compute 1 ms and 3 ms.
+  // sync: every update averages both gradients (1 and 2): 1.5. async: one gradient per
+  // update, in arrival order: worker 0's (1) at 3 ms, worker 1's (2) at 5 ms, ...
+  const auto run = [](std::unique_ptr<SchemePolicy> policy) {
+    Simulator sim(1);
+    testing::DelayTransport transport(sim, GBps, 0);
+    compute::ComputeSpec spec;
+    spec.speed = compute::ComputeSpec::Speed::List;
+    spec.factors = {1, 1.0 / 3};
+    spec.throughput = 1e12;
+    compute::ComputeModel compute(spec, 2, sim.random());
+    PsLayout layout;
+    layout.worker_hosts = {0, 1};
+    layout.shards = {{{{0, 250'000}}, 250'000}};
+    layout.shard_hosts = {2};
+    testing::FakeGradients gradients({250'000});
+    testing::FakeStore store({250'000});
+    PsConfig config;
+    config.flops_per_iteration = 1e9;
+    config.stop.updates = 4;
+    PsProtocol p(sim, transport, compute, config, layout, std::move(policy), nullptr, {&gradients, &store});
+    p.start();
+    sim.run_until_condition([&p] { return p.finished(); });
+    return std::make_pair(store.averages, (*store.current(0))[0]);
+  };
+  const auto [sync_averages, sync_value] = run(std::make_unique<SyncPolicy>(0));
+  REQUIRE(sync_averages.size() == 4);
+  for (const auto& a : sync_averages) CHECK(a.value == 1.5f);
+  CHECK(sync_value == -6.0f);
+  const auto [async_averages, async_value] = run(std::make_unique<AsyncPolicy>());
+  CHECK(async_averages.empty());  // async applies gradients one by one, never an average
+  // Version 0 arrives at 1 ms. Worker 0 (1 ms per iteration, 1 ms each way) pushes at 2, 5
+  // and 8 ms, worker 1 (3 ms) at 4 ms: the updates at 3, 5, 6 and 9 ms apply 1, 2, 1, 1.
+  CHECK(async_value == -5.0f);
 }
