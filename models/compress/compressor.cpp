@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "models/compress/fp16.hpp"
+#include "models/compress/wire_fields.hpp"
 
 #if defined(__F16C__) && defined(__AVX__)
 #include <immintrin.h>
@@ -28,26 +29,12 @@ constexpr std::size_t kHeader = 5;        // kind byte + u32 n
 constexpr std::size_t kSparseHeader = 9;  // + u32 count
 constexpr std::uint8_t kBitmapFlag = 0x80;
 
-// ---- little-endian fields -------------------------------------------------------------
-
-void put_u32(std::uint8_t* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = std::uint8_t(v >> (8 * i));
-}
-std::uint32_t get_u32(const std::uint8_t* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::uint32_t(p[i]) << (8 * i);
-  return v;
-}
-void put_u64(std::uint8_t* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = std::uint8_t(v >> (8 * i));
-}
-std::uint64_t get_u64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t(p[i]) << (8 * i);
-  return v;
-}
-void put_f32(std::uint8_t* p, float v) { put_u32(p, std::bit_cast<std::uint32_t>(v)); }
-float get_f32(const std::uint8_t* p) { return std::bit_cast<float>(get_u32(p)); }
+using wire::get_f32;
+using wire::get_u32;
+using wire::get_u64;
+using wire::put_f32;
+using wire::put_u32;
+using wire::put_u64;
 
 // ---- bit packing, LSB first -------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 #include "models/compress/sparse_rows.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <stdexcept>
+
+#include "models/compress/wire_fields.hpp"
 
 namespace pssim::models {
 namespace {
@@ -10,14 +11,10 @@ namespace {
 constexpr std::uint8_t kRowsKind = 8;
 constexpr std::size_t kHeader = 9;  // kind, n, c
 
-void put_u32(std::uint8_t* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = std::uint8_t(v >> (8 * i));
-}
-std::uint32_t get_u32(const std::uint8_t* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::uint32_t(p[i]) << (8 * i);
-  return v;
-}
+using wire::get_f32;
+using wire::get_u32;
+using wire::put_f32;
+using wire::put_u32;
 
 void check_share(std::size_t n, const TableShare& s) {
   if (s.width < 1 || s.begin < 0 || s.end < s.begin || s.at + static_cast<std::size_t>(s.end - s.begin) > n)
@@ -55,7 +52,7 @@ std::vector<std::uint8_t> encode_sparse_rows(std::span<const float> slice, const
   put_u32(out.data() + 5, static_cast<std::uint32_t>(sent.size()));
   std::uint8_t* p = out.data() + kHeader;
   for (std::int32_t r : sent) put_u32(p, static_cast<std::uint32_t>(r)), p += 4;
-  const auto put = [&p](float v) { put_u32(p, std::bit_cast<std::uint32_t>(v)), p += 4; };
+  const auto put = [&p](float v) { put_f32(p, v), p += 4; };
   for (std::int32_t r : sent) {
     const auto [a, b] = row_span(share, r);
     for (std::size_t i = a; i < b; ++i) put(slice[i]);
@@ -86,7 +83,7 @@ void decode_sparse_rows(std::span<const std::uint8_t> bytes, const TableShare& s
                               slice.begin() + static_cast<std::ptrdiff_t>(share.at + held), unsent);
   const std::uint8_t* p = ids + 4 * c;
   const auto get = [&p] {
-    const float v = std::bit_cast<float>(get_u32(p));
+    const float v = get_f32(p);
     p += 4;
     return v;
   };
