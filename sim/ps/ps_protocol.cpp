@@ -72,14 +72,20 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
 PsProtocol::~PsProtocol() = default;
 
 std::uint64_t PsProtocol::new_message(Message m) {
+  const MessageHead head{static_cast<std::uint32_t>(m.worker), static_cast<std::uint32_t>(m.shard), m.kind, m.version,
+                         m.clock};
+  std::size_t i;
   if (!free_messages_.empty()) {
-    const std::uint32_t i = free_messages_.back();
+    i = free_messages_.back();
     free_messages_.pop_back();
-    messages_[i] = std::move(m);
-    return i;
+    messages_[i] = head;
+  } else {
+    i = messages_.size();
+    messages_.push_back(head);
+    if (math_.store) message_refs_.emplace_back();
   }
-  messages_.push_back(std::move(m));
-  return messages_.size() - 1;
+  if (math_.store) message_refs_[i] = {std::move(m.slice), std::move(m.gradient), std::move(m.computed_on)};
+  return i;
 }
 
 void PsProtocol::start() {
@@ -105,8 +111,14 @@ std::vector<training::SliceRef> PsProtocol::current_parameters() const {
 // ---- messages ------------------------------------------------------------------------------
 
 void PsProtocol::on_delivered(std::uint64_t tag) {
-  const Message m = std::move(messages_[tag]);  // the pool slot must not keep slices alive
-  messages_[tag] = {};
+  const MessageHead& head = messages_[tag];
+  Message m{head.kind, head.worker, head.shard, head.version, head.clock, nullptr, nullptr, nullptr};
+  if (math_.store) {  // the pool slot must not keep slices alive
+    MessageRefs& refs = message_refs_[tag];
+    m.slice = std::move(refs.slice);
+    m.gradient = std::move(refs.gradient);
+    m.computed_on = std::move(refs.computed_on);
+  }
   free_messages_.push_back(static_cast<std::uint32_t>(tag));
   if (m.kind == Message::Kind::Push) {
     receive_push(m);
@@ -114,7 +126,7 @@ void PsProtocol::on_delivered(std::uint64_t tag) {
   }
   Worker& w = workers_[static_cast<std::size_t>(m.worker)];
   --activity(w).pulls_in_flight;
-  receive_part(w, static_cast<std::size_t>(m.shard), m.version, m.slice);
+  receive_part(w, static_cast<std::size_t>(m.shard), m.version, std::move(m.slice));
 }
 
 void PsProtocol::send_slice(Shard& s, std::size_t worker, training::SliceRef slice, double bytes) {
