@@ -1,6 +1,6 @@
 // DataError: a data file that is missing, unreadable or does not hold what it claims (an
-// IDX image or label file, a text corpus), or two files that do not fit together (the
-// training and test splits of one dataset).
+// IDX image or label file, a text corpus, a .npy parameter file), or two files that do not
+// fit together (the training and test splits of one dataset, parameters and a network).
 //
 // The message names the file, what it claims and what it holds, and the fix. Callers tell
 // a bad input (the user's to fix) from a failure of the program by this type.
