@@ -59,6 +59,20 @@ cluster:
 protocol: {mode: async}
 )";
 
+// Workers a, b and server c on switch s1; `--set network.links.2.to=s2` moves the server to
+// the isolated switch s2: a valid scenario that cannot be built.
+const char* kExplicit = R"(name: explicit
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 2}}
+network:
+  topology: explicit
+  switches: [s1, s2]
+  links: [{from: a, to: s1, bandwidth: 10Gbps}, {from: b, to: s1, bandwidth: 10Gbps}, {from: c, to: s1, bandwidth: 10Gbps}]
+  workers: [a, b]
+  servers: [c]
+)";
+
 fs::path write_scenario(const std::string& name, const std::string& text) {
   const fs::path p = scratch() / name;
   std::ofstream(p) << text;
@@ -403,18 +417,9 @@ cluster: {workers: {count: 1}}
 }
 
 TEST_CASE("exit 2: a scenario that cannot be built, or whose values overflow the simulator", "[cli][exit]") {
-  const fs::path disconnected = write_scenario("disconnected.yaml", R"(name: disconnected
-model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
-training: {stop: {updates: 3}}
-cluster: {workers: {count: 2}}
-network:
-  topology: explicit
-  switches: [s1, s2]
-  links: [{from: a, to: s1, bandwidth: 10Gbps}, {from: b, to: s1, bandwidth: 10Gbps}, {from: c, to: s2, bandwidth: 10Gbps}]
-  workers: [a, b]
-  servers: [c]
-)");
-  Result r = pssim("run -q " + disconnected.string() + " -o " + (scratch() / "disconnected-out").string());
+  const fs::path p = write_scenario("explicit.yaml", kExplicit);
+  Result r = pssim("run -q " + p.string() + " --set network.links.2.to=s2 -o " +
+                   (scratch() / "disconnected-out").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("cannot build this scenario: no route from a to c"));
   // A throughput of 1e-300 FLOPS validates; its compute time is beyond 292 years.
@@ -467,17 +472,7 @@ TEST_CASE("exit 2: empty -o and loose --shard values are usage errors", "[cli][e
 TEST_CASE("exit 1: a failed or unrecorded sweep point is reported on stderr also under -q", "[cli][exit][sweep]") {
   write_scenario("small.yaml", kSmall);
   // Points 1 and 3 link the server to an isolated switch: they cannot be built.
-  write_scenario("explicit.yaml", R"(name: explicit
-model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
-training: {stop: {updates: 3}}
-cluster: {workers: {count: 2}}
-network:
-  topology: explicit
-  switches: [s1, s2]
-  links: [{from: a, to: s1, bandwidth: 10Gbps}, {from: b, to: s1, bandwidth: 10Gbps}, {from: c, to: s1, bandwidth: 10Gbps}]
-  workers: [a, b]
-  servers: [c]
-)");
+  write_scenario("explicit.yaml", kExplicit);
   const fs::path sweep = write_scenario("failing-sweep.yaml", R"(name: failing
 base: explicit.yaml
 grid:
