@@ -8,7 +8,7 @@
 #   corpus     the text corpus reader, tokenizer and language-model data: heads of
 #              fortune files and of the docs
 #
-# A crash leaves crash-* in the current directory and stops the script. Once fixed, add
+# A crash leaves crash-* in the repository root and stops the script. Once fixed, add
 # the input to the tests: a scenario to tests/cli/bad_scenarios (with its expected
 # message), a data file as a file the data tests generate.
 #

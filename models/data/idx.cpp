@@ -84,7 +84,8 @@ std::string trailing(const std::string& path, const std::string& claim, std::siz
 IdxArray read_idx(const std::string& path, int expected_ndims, const std::string& missing_hint) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    throw DataError(fmt::format("IDX file '{}' does not exist{}", path, missing_hint.empty() ? "" : "; " + missing_hint));
+    throw DataError(
+        fmt::format("IDX file '{}' does not exist{}", path, missing_hint.empty() ? "" : "; " + missing_hint));
   }
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw DataError(fmt::format("IDX file '{}' is not a regular file; give the path of an IDX file", path));

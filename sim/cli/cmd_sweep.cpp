@@ -98,8 +98,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-j,--jobs", o->jobs, "Points run at once (default: all cores)");
   cmd->add_option("--threads", o->threads, "Gradient-math threads per point (default 1)")->check(CLI::Range(1u, 1024u));
   add_shard_option(cmd, o->shard);
-  auto* merge_flag = cmd->add_flag("--merge", o->merge, "Build sweep.csv from the points' results (after sharded runs)");
-  merge_flag->excludes("--shard");
+  cmd->add_flag("--merge", o->merge, "Build sweep.csv from the points' results (after sharded runs)")
+      ->excludes("--shard");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success (failures are always reported on stderr)");
   cmd->callback([o, &exit_code] { exit_code = run_sweep_command(*o); });
 }

@@ -28,7 +28,8 @@ models::TrainConfig baseline_config(const scenario::Scenario& s);
 /// first).
 const std::vector<std::string>& baseline_output_files();
 
-/// Trains and writes the files above, holding the directory's lock (DirectoryLock). `on_point` sees each evaluation point as it comes.
+/// Trains and writes the files above, holding the directory's lock (DirectoryLock).
+/// `on_point` sees each evaluation point as it comes.
 models::TrainResult train_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                                        const std::function<void(const models::TrainPoint&)>& on_point = {});
 

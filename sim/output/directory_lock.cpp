@@ -80,7 +80,7 @@ DirectoryLock::DirectoryLock(const std::filesystem::path& dir, Mode mode, const 
       continue;
     }
     const int error = errno;
-    if (error == ENOLCK || error == EOPNOTSUPP || error == ENOSYS || error == EINVAL) {
+    if (error == ENOLCK || error == EOPNOTSUPP || error == ENOSYS) {
       unsupported_ = fmt::format("the file system of {} does not support locks ({})", dir.string(),
                                  std::strerror(error));
       ::close(fd_);
