@@ -23,7 +23,8 @@ allow is written to OUT (default: <first PATH>/plots) as PNG and SVG:
   staleness_histogram   per run (async and SSP): staleness of the applied gradients
   worker_timeline       per run with trace.json: each worker's states over time
 
-Prints the files it wrote. Exit status 2 when a path holds no pssim results.
+Prints the files it wrote. Exit status 2 when a path holds no pssim results, 1 when the
+figures cannot be drawn or written (one line on stderr; PSSIM_DEBUG=1 for the traceback).
 """
 import argparse
 import json
@@ -467,4 +468,10 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception as e:  # one line for the user; PSSIM_DEBUG=1 shows the traceback
+        if os.environ.get("PSSIM_DEBUG"):
+            raise
+        print(f"pssim plot: error: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,18 +1,63 @@
 #!/usr/bin/env bash
-# Builds the scenario fuzzer (clang, ASan + UBSan) and runs it for SECONDS (default 600)
-# on a working copy of the seed corpus: the shipped scenarios and the bad-input corpus.
-# A crash leaves crash-* in the current directory: add the input to
-# tests/cli/bad_scenarios (with its expected message) once fixed.
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for SECONDS (default
+# 600), one after the other, on a working copy of its seed corpus:
 #
-#   fuzz/run.sh [SECONDS]
+#   scenario   the scenario loader and validator: the shipped and the bad scenarios
+#   idx        the IDX reader and image/label pairs: small generated IDX files and
+#              Fashion-MNIST's label files when installed
+#   corpus     the text corpus reader, tokenizer and language-model data: heads of
+#              fortune files and of the docs
+#
+# A crash leaves crash-* in the repository root and stops the script. Once fixed, add
+# the input to the tests: a scenario to tests/cli/bad_scenarios (with its expected
+# message), a data file as a file the data tests generate.
+#
+#   fuzz/run.sh [SECONDS] [TARGET...]      (default: scenario idx corpus)
 set -euo pipefail
 seconds=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(scenario idx corpus)
 cd "$(dirname "$0")/.."
 cmake --preset fuzz > /dev/null
-cmake --build --preset fuzz --target scenario_fuzzer
-work=fuzz/corpus-work
-mkdir -p "$work"
-cp scenarios/*.yaml scenarios/timing/*.yaml tests/cli/bad_scenarios/*.yaml "$work"/ 2>/dev/null || true
-# -rss_limit_mb guards against inputs that blow up memory; -timeout against hangs.
-build/fuzz/fuzz/scenario_fuzzer "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=(--target "${t}_fuzzer"); done
+cmake --build --preset fuzz -j 1 "${build_targets[@]}"
+# UBSan findings (signed overflow, bad shifts ...) are crashes too.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+seed_idx() {  # small IDX files, raw: 2 images of 3x2 with labels, and edge cases
+  local d=$1
+  printf '\0\0\x08\x03\0\0\0\x02\0\0\0\x03\0\0\0\x02abcdefghijkl' > "$d/images"
+  printf '\0\0\x08\x01\0\0\0\x02\x01\x07' > "$d/labels"
+  # a pair for the split input: first byte 0x80 cuts it about in the middle
+  printf '\x80\0\0\x08\x03\0\0\0\x01\0\0\0\x02\0\0\0\x02wxyz\0\0\x08\x01\0\0\0\x01\x05' > "$d/pair"
+  printf '\0\0\x08\x03\x10\0\0\0\x40\0\0\0\x40\0\0\0' > "$d/overflow"
+  for f in /usr/share/datasets/fashion-mnist/*labels*.gz; do
+    [ -e "$f" ] && cp "$f" "$d/"
+  done
+}
+seed_corpus() {  # the first 2 bytes are options; the rest is text
+  local d=$1 i=0
+  for f in /usr/share/games/fortunes/fortunes /usr/share/games/fortunes/science README.md docs/models.md; do
+    [ -e "$f" ] || continue
+    { printf '\x%02x\x07' $((i * 37 % 256)); head -c 3000 "$f"; } > "$d/seed$i"
+    i=$((i + 1))
+  done
+}
+
+for t in "${targets[@]}"; do
+  work=fuzz/corpus-work/$t
+  mkdir -p "$work"
+  case $t in
+    scenario) cp scenarios/*.yaml scenarios/timing/*.yaml tests/cli/bad_scenarios/*.yaml "$work"/ 2>/dev/null || true
+              max_len=8192 ;;
+    idx) seed_idx "$work"; max_len=16384 ;;
+    corpus) seed_corpus "$work"; max_len=8192 ;;
+    *) echo "fuzz/run.sh: unknown target '$t' (scenario, idx, corpus)" >&2; exit 2 ;;
+  esac
+  echo "== ${t}_fuzzer for ${seconds} s"
+  # -rss_limit_mb guards against inputs that blow up memory; -timeout against hangs.
+  build/fuzz/fuzz/"${t}_fuzzer" "$work" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1
+done

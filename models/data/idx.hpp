@@ -19,9 +19,15 @@ struct IdxArray {
 
 /// Reads an IDX file of unsigned bytes with `expected_ndims` dimensions. `missing_hint`
 /// is appended to the message when the file does not exist (e.g. which Debian package
-/// provides it). Throws std::runtime_error naming the file and the fix for: a missing or
-/// unreadable file, a wrong magic number, a truncated file (header promises more bytes
-/// than the file holds).
+/// provides it). Throws DataError naming the file, what its header claims and what it
+/// holds, for: a missing, unreadable or non-regular file; a wrong magic number; sizes whose
+/// product overflows; a file that holds fewer bytes than its header claims (truncated) or
+/// more (trailing data); a damaged gzip stream.
+///
+/// Memory: a raw file is checked against its size before anything is allocated; a gzip
+/// file whose claim exceeds what its size can decompress to (zlib's 1032:1) is rejected at
+/// once, and otherwise its buffer grows with the data actually decompressed (at most twice
+/// what was read), so a lying header costs neither memory nor time.
 IdxArray read_idx(const std::string& path, int expected_ndims, const std::string& missing_hint = "");
 
 /// Writes an IDX file of unsigned bytes (gzip-compressed when `gzip`). For tests and tools.

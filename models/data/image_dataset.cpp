@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/data/data_error.hpp"
 #include "models/data/idx.hpp"
 
 namespace pssim::models {
@@ -36,14 +37,25 @@ ImageDataset load_idx_pair(const std::string& images_path, const std::string& la
   }
   const IdxArray images = read_idx(images_path, 3, missing_hint);
   const IdxArray labels = read_idx(labels_path, 1, missing_hint);
+  if (images.dims[0] == 0) {
+    throw DataError(fmt::format("IDX file '{}' holds no images (its header claims 0 x {} x {}): give a file "
+                                "with at least one image",
+                                images_path, images.dims[1], images.dims[2]));
+  }
+  if (images.dims[1] == 0 || images.dims[2] == 0) {
+    throw DataError(fmt::format("IDX file '{}' claims images of {} x {} pixels: its header is damaged",
+                                images_path, images.dims[1], images.dims[2]));
+  }
   if (images.dims[0] != labels.dims[0]) {
-    throw std::runtime_error(fmt::format(
+    throw DataError(fmt::format(
         "IDX files '{}' ({} images) and '{}' ({} labels) do not match; pair the images and "
         "labels of the same split (train-* with train-*, t10k-* with t10k-*)",
         images_path, images.dims[0], labels_path, labels.dims[0]));
   }
   ImageDataset ds;
   ds.name = name;
+  ds.images_path = images_path;
+  ds.labels_path = labels_path;
   ds.shape = Shape3{1, std::int64_t(images.dims[1]), std::int64_t(images.dims[2])};
   const auto n = std::size_t(images.dims[0]);
   ds.bytes.assign(images.data.begin(), images.data.end());
@@ -57,6 +69,23 @@ ImageDataset load_idx_pair(const std::string& images_path, const std::string& la
   }
   ds.num_classes = std::max<std::int64_t>(10, max_label + 1);
   return ds;
+}
+
+void check_test_split(const ImageDataset& train, ImageDataset& test) {
+  if (test.shape != train.shape) {
+    throw DataError(fmt::format("test images '{}' are {} x {} pixels but training images '{}' are {} x {}: give "
+                                "the training and test files of one dataset",
+                                test.images_path, test.shape.h, test.shape.w, train.images_path, train.shape.h,
+                                train.shape.w));
+  }
+  for (std::size_t i = 0; i < test.labels.size(); ++i) {
+    if (test.labels[i] >= train.num_classes) {
+      throw DataError(fmt::format("test label {} (item {} of '{}') is outside the classes of the training labels "
+                                  "'{}' (0 to {}): give the training and test files of one dataset",
+                                  test.labels[i], i, test.labels_path, train.labels_path, train.num_classes - 1));
+    }
+  }
+  test.num_classes = train.num_classes;
 }
 
 ImageDataset load_mnist_dir(const std::string& dir, Split split, PixelScaling scaling) {

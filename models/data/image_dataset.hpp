@@ -21,6 +21,7 @@ namespace pssim::models {
 // 220 MB), turned into floats as they are read: byte * byte_scale - byte_shift.
 struct ImageDataset {
   std::string name;                 ///< for messages, e.g. "fashion-mnist/train"
+  std::string images_path, labels_path;  ///< the IDX files read (empty for synthetic data)
   Shape3 shape{1, 28, 28};          ///< one image
   std::int64_t num_classes = 10;
   std::vector<float> images;        ///< [N, C*H*W] float32 pixels, or empty when `bytes` holds them
@@ -47,11 +48,18 @@ struct PixelScaling {
 };
 
 /// Reads an image IDX file and a label IDX file of the same split. num_classes is the
-/// largest label + 1, at least 10. Throws std::runtime_error naming the file for every
-/// bad-file case of read_idx and for an image / label count mismatch.
+/// largest label + 1, at least 10. Throws DataError naming the file for every bad-file
+/// case of read_idx, for a file with no images or images of 0 pixels, and for an image /
+/// label count mismatch.
 ImageDataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
                            const std::string& name, PixelScaling scaling = {},
                            const std::string& missing_hint = "");
+
+/// Checks that `test` fits the network trained on `train`: the same image shape, every
+/// label below train.num_classes (which `test` then takes). Throws DataError naming both
+/// files. Called when the data is loaded, so a mismatch is not found at the first
+/// evaluation.
+void check_test_split(const ImageDataset& train, ImageDataset& test);
 
 /// MNIST-style directory: {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] (the .gz is
 /// used when present). `dir` empty: Debian's Fashion-MNIST location; a missing file then

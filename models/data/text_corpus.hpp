@@ -24,8 +24,12 @@ namespace pssim::models {
 enum class TokenLevel { character, word };
 
 inline constexpr const char* kDefaultCorpusDir = "/usr/share/games/fortunes";
+/// The most text read from a file or directory (256 MiB: text8 and enwik8 fit). Tokens
+/// cost 4 bytes each, twice (stream and split), so a character-level corpus of this size
+/// takes about 2 GB while it is built.
+inline constexpr std::uintmax_t kMaxCorpusBytes = std::uintmax_t(256) << 20;
 
-/// Scenario keys (suggested): data.corpus.{path, level, vocab_cap, heldout_fraction}.
+/// Scenario keys: data.{corpus, level, vocab_cap, heldout}.
 struct CorpusSpec {
   std::string path;               ///< file or fortune directory; empty: kDefaultCorpusDir
   TokenLevel level = TokenLevel::character;
@@ -35,15 +39,16 @@ struct CorpusSpec {
 
 TokenLevel parse_token_level(std::string_view name);  ///< "char" | "character" | "word"
 
-/// The text of a file, or of a fortune directory (see above). Throws std::runtime_error
-/// naming the path when it is missing (for the default: which package to install) or
-/// unreadable.
+/// The text of a file, or of a fortune directory (see above). Throws DataError naming the
+/// path when it is missing (for the default: which package to install), unreadable, not
+/// a regular file or directory (a device would never end), or over kMaxCorpusBytes.
 std::string read_text_source(const std::string& path);
 
 class TextCorpus {
  public:
-  /// Tokenizes `text`. Throws std::runtime_error naming `source` when the text yields too
-  /// few tokens for a training and a held-out part ("empty corpus").
+  /// Tokenizes `text` (any bytes). Throws DataError naming `source` when the text yields
+  /// too few tokens for a training and a held-out part ("empty corpus"), and
+  /// std::invalid_argument for a heldout_fraction outside (0, 0.5] or a vocab_cap of 1.
   static TextCorpus from_text(std::string_view text, TokenLevel level, std::int64_t vocab_cap,
                               double heldout_fraction, const std::string& source);
   /// read_text_source(spec.path or default) then from_text.

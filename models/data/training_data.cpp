@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/data/data_error.hpp"
 #include "models/data/synthetic.hpp"
 
 namespace pssim::models {
@@ -22,9 +23,15 @@ TrainingData TrainingData::load(const DataSpec& spec, std::uint64_t seed) {
           "data.kind mnist needs data.path: a directory holding train-images-idx3-ubyte[.gz], "
           "train-labels-idx1-ubyte[.gz], t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]");
     }
-    d.train_ = std::make_shared<ImageDataset>(load_mnist_dir(spec.path, Split::train, spec.pixels));
-    d.test_ = std::make_shared<ImageDataset>(load_mnist_dir(spec.path, Split::test, spec.pixels));
+    auto train = std::make_shared<ImageDataset>(load_mnist_dir(spec.path, Split::train, spec.pixels));
+    auto test = std::make_shared<ImageDataset>(load_mnist_dir(spec.path, Split::test, spec.pixels));
+    check_test_split(*train, *test);
+    d.train_ = std::move(train), d.test_ = std::move(test);
   } else if (spec.kind == "synthetic") {
+    if (spec.synthetic_train < 1 || spec.synthetic_test < 1) {
+      throw std::invalid_argument(fmt::format("data.train_items {} and data.test_items {} must be >= 1",
+                                              spec.synthetic_train, spec.synthetic_test));
+    }
     auto all = make_synthetic_images(spec.synthetic_train + spec.synthetic_test, Shape3{1, 28, 28},
                                      10, spec.synthetic_noise, seed);
     auto train = std::make_shared<ImageDataset>();
@@ -67,7 +74,7 @@ TrainingData TrainingData::load(const DataSpec& spec, std::uint64_t seed) {
     }
     const auto need = std::size_t(spec.seq_len + 1);
     if (d.train_tokens_.size() < need || d.heldout_tokens_.size() < need) {
-      throw std::runtime_error(fmt::format(
+      throw DataError(fmt::format(
           "corpus too small for data.seq_len {}: {} training and {} held-out tokens, each part "
           "needs at least {}; use a shorter seq_len or a larger corpus",
           spec.seq_len, d.train_tokens_.size(), d.heldout_tokens_.size(), need));

@@ -23,9 +23,9 @@
 
 namespace pssim::models {
 
-/// Scenario keys (suggested): data.{kind, path, batch_size, partition, alpha, pixel_mean,
-/// pixel_std, seq_len, corpus.{path, level, vocab_cap, heldout_fraction}, synthetic.*,
-/// eval_max}.
+/// Scenario keys: data.{kind, path, batch_size, partition, pixel_mean, pixel_std, seq_len,
+/// corpus, level, vocab_cap, heldout, train_items, test_items, eval_max}
+/// (docs/scenario-reference.md).
 struct DataSpec {
   /// fashion-mnist (Debian's files, or `path`) | mnist (`path` required) |
   /// synthetic (random prototypes, see data/synthetic.hpp) | corpus (text for lstm-lm) |
@@ -62,8 +62,11 @@ struct EvalResult {
 
 class TrainingData {
  public:
-  /// Loads or generates the data. `seed` seeds the synthetic kinds. Throws
-  /// std::runtime_error / std::invalid_argument naming the file or field and the fix.
+  /// Loads or generates the data. `seed` seeds the synthetic kinds. Throws DataError for a
+  /// data file that is missing or bad, an empty split, training and test files that do
+  /// not fit together (image size, a test label beyond the training classes) or a corpus
+  /// too small for seq_len, and std::invalid_argument for a bad field; both name the file
+  /// or field and the fix. Everything is checked here, so evaluation cannot fail later.
   static TrainingData load(const DataSpec& spec, std::uint64_t seed);
 
   TaskKind task() const { return task_; }

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/data/data_error.hpp"
+
 #include "models/io/npy.hpp"
 #include "models/nets/sequential_net.hpp"
 
@@ -29,14 +31,14 @@ std::vector<float> load_params_npy(const std::string& dir, const ParamLayout& la
   for (const auto& t : layout.tensors()) {
     const auto path = fmt::format("{}/{}.npy", dir, t.name);
     if (!fs::exists(path)) {
-      throw std::runtime_error(fmt::format(
+      throw DataError(fmt::format(
           "parameter file '{}' for tensor {} {} is missing; export parameters with the same "
           "network (names as PyTorch's state_dict)",
           path, t.name, shape_string(t.shape)));
     }
     const auto a = read_npy(path);
     if (a.shape != t.shape || a.f32.size() != t.size) {
-      throw std::runtime_error(fmt::format(
+      throw DataError(fmt::format(
           "parameter file '{}' has shape {} dtype {}, the network expects {} float32; the "
           "file belongs to a different architecture",
           path, shape_string(a.shape), a.descr, shape_string(t.shape)));

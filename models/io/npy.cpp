@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/data/data_error.hpp"
+
 namespace pssim::models {
 namespace {
 
@@ -45,10 +47,10 @@ void write_any(const std::string& path, std::span<const T> data,
 std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
   const auto k = header.find("'" + key + "'");
   if (k == std::string::npos) {
-    throw std::runtime_error(fmt::format("npy file '{}': header lacks '{}'", path, key));
+    throw DataError(fmt::format("npy file '{}': header lacks '{}'", path, key));
   }
   auto v = header.find(':', k);
-  if (v == std::string::npos) throw std::runtime_error(fmt::format("npy file '{}': bad header", path));
+  if (v == std::string::npos) throw DataError(fmt::format("npy file '{}': bad header", path));
   ++v;
   while (v < header.size() && header[v] == ' ') ++v;
   std::size_t end = v;
@@ -76,12 +78,12 @@ void write_npy(const std::string& path, std::span<const std::int64_t> data,
 NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw std::runtime_error(fmt::format(
+    throw DataError(fmt::format(
         "npy file '{}' cannot be opened; check the path (export one with pssim grad)", path));
   }
   unsigned char pre[8];
   if (!in.read(reinterpret_cast<char*>(pre), 8) || std::memcmp(pre, "\x93NUMPY", 6) != 0) {
-    throw std::runtime_error(fmt::format("'{}' is not a .npy file (bad magic)", path));
+    throw DataError(fmt::format("'{}' is not a .npy file (bad magic)", path));
   }
   std::size_t header_len = 0;
   if (pre[6] == 1) {
@@ -96,13 +98,13 @@ NpyArray read_npy(const std::string& path) {
   }
   std::string header(header_len, '\0');
   if (!in.read(header.data(), std::streamsize(header_len))) {
-    throw std::runtime_error(fmt::format("npy file '{}' is truncated in its header", path));
+    throw DataError(fmt::format("npy file '{}' is truncated in its header", path));
   }
   NpyArray a;
   const auto descr = dict_value(header, "descr", path);
   a.descr = descr.size() >= 2 ? descr.substr(1, descr.size() - 2) : descr;
   if (dict_value(header, "fortran_order", path) != "False") {
-    throw std::runtime_error(fmt::format(
+    throw DataError(fmt::format(
         "npy file '{}' is in Fortran order; save it with numpy.ascontiguousarray", path));
   }
   const auto shape = dict_value(header, "shape", path);
@@ -118,7 +120,7 @@ NpyArray read_npy(const std::string& path) {
   }
   auto read_payload = [&](void* dst, std::size_t bytes) {
     if (!in.read(static_cast<char*>(dst), std::streamsize(bytes))) {
-      throw std::runtime_error(fmt::format(
+      throw DataError(fmt::format(
           "npy file '{}' is truncated: shape {} needs {} bytes of data", path, shape, bytes));
     }
   };
@@ -133,7 +135,7 @@ NpyArray read_npy(const std::string& path) {
     a.i64.resize(std::size_t(n));
     read_payload(a.i64.data(), a.i64.size() * 8);
   } else {
-    throw std::runtime_error(fmt::format(
+    throw DataError(fmt::format(
         "npy file '{}' has dtype '{}'; supported: <f4 (float32), <f8, <i8 (int64)", path, a.descr));
   }
   return a;

@@ -63,7 +63,8 @@ TrainResult train_single_process(const TrainConfig& config, const TrainingData& 
     const float loss = net->loss_and_gradient(params, batch.view(), grad, *ws,
                                               derive_seed(config.seed, "dropout", std::uint64_t(step)));
     if (!std::isfinite(loss)) {
-      throw std::runtime_error(fmt::format(
+      // The scenario's learning rate is at fault: an input problem for the caller.
+      throw std::invalid_argument(fmt::format(
           "training diverged: loss {} at step {}; lower training.optimizer.lr (now {})", loss,
           step, config.optimizer.lr));
     }

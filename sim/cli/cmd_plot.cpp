@@ -10,6 +10,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/exit_codes.hpp"
+#include "sim/cli/output_option.hpp"
 #include "sim/cli/report.hpp"
 
 extern char** environ;
@@ -32,6 +33,15 @@ int plot(const std::vector<std::string>& paths, const std::string& output) {
   }
   if (!std::filesystem::exists(script)) {
     report(fmt::format("no {}: set PSSIM_ANALYSIS_DIR to the analysis/ folder of the pssim sources", script.string()));
+    return kRunFailed;
+  }
+  // A file where the figures' directory should be is the likeliest mistake: one clear line
+  // here (plot.py reports any other failure in one line too).
+  const std::filesystem::path out =
+      output.empty() ? std::filesystem::path(paths.front()) / "plots" : std::filesystem::path(output);
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec)) {
+    report(fmt::format("output directory {} exists and is not a directory", out.string()));
     return kRunFailed;
   }
   std::vector<std::string> args = {python.string(), script.string()};
@@ -63,7 +73,7 @@ void add_plot_command(CLI::App& app, int& exit_code) {
       "worker timelines (runs with output.trace), round time against shards and time to target\n"
       "against workers (sweeps). Default output: <first path>/plots.");
   cmd->add_option("paths", *paths, "Result directories")->required()->check(CLI::ExistingDirectory);
-  cmd->add_option("-o,--output", *output, "Directory for the figures");
+  add_output_option(cmd, *output, "Directory for the figures (default: <first path>/plots)");
   cmd->callback([paths, output, &exit_code] { exit_code = plot(*paths, *output); });
 }
 

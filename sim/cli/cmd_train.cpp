@@ -6,11 +6,10 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/exit_codes.hpp"
-#include "sim/cli/progress.hpp"
-#include "sim/cli/report.hpp"
-#include "sim/experiment/baseline_job.hpp"
-#include "sim/output/atomic_file.hpp"
+#include "sim/cli/output_option.hpp"
 #include "sim/cli/scenario_args.hpp"
+#include "sim/experiment/baseline_job.hpp"
+#include "sim/output/output_directory.hpp"
 
 namespace pssim::cli {
 namespace {
@@ -24,22 +23,14 @@ struct Common {
 
 constexpr const char* kScenarioHelp = "Scenario file (YAML) with a real model";
 
-// Runs `body` and maps failures to exit codes: bad scenario or configuration 2, I/O 1.
+// Loads the scenario and runs `body` on it; every failure maps to its exit status in
+// report_failure.
 template <typename Body>
 int guarded(const Common& o, Body body) {
-  const auto loaded = load_or_report(o.in);
-  if (!loaded) return kBadInput;
   try {
-    return body(*loaded);
-  } catch (const output::OutputError& e) {
-    report(e.what());
-    return kRunFailed;
-  } catch (const std::invalid_argument& e) {
-    report(fmt::format("{}: {}", o.in.scenario, e.what()));
-    return kBadInput;
-  } catch (const std::runtime_error& e) {  // missing data files and the like
-    report(fmt::format("{}: {}", o.in.scenario, e.what()));
-    return kBadInput;
+    return body(load_scenario(o.in));
+  } catch (...) {
+    return report_failure(o.in.scenario);
   }
 }
 
@@ -54,13 +45,14 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "(or steps from training.stop.updates); evaluates every training.eval.every_steps steps.\n"
       "Writes scenario.yaml, curve.csv and, last, summary.json (default: results/<name>-baseline).");
   add_scenario_args(cmd, o->in, kScenarioHelp);
-  cmd->add_option("-o,--output", o->output_dir, "Output directory");
+  add_output_option(cmd, o->output_dir, "Output directory (default: results/<scenario name>-baseline)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   cmd->callback([o, &exit_code] {
     exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {
       const std::filesystem::path dir = o->output_dir.empty()
                                             ? std::filesystem::path("results") / (loaded.scenario.name + "-baseline")
                                             : std::filesystem::path(o->output_dir);
+      output::check_not_an_output(o->in.scenario, dir, experiment::baseline_output_files());
       const auto result = experiment::train_to_directory(loaded, dir, [&](const models::TrainPoint& p) {
         if (!o->quiet)
           fmt::print("step {:6}  epoch {:6.3f}  train loss {:8.4f}  test loss {:7.4f}  accuracy {:6.2f}%\n", p.step,
@@ -80,7 +72,7 @@ void add_grad_command(CLI::App& app, int& exit_code) {
       "  /usr/bin/python3 analysis/check_against_torch.py /tmp/case\n\n"
       "Tensor names, shapes and order are those of PyTorch's state_dict for the same network.");
   add_scenario_args(cmd, o->in, kScenarioHelp);
-  cmd->add_option("-o,--output", o->output_dir, "Output directory")->required();
+  add_output_option(cmd, o->output_dir, "Output directory")->required();
   cmd->add_option("--params", o->params_dir, "Load the parameters from this directory of .npy files");
   cmd->callback([o, &exit_code] {
     exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {

@@ -1,9 +1,10 @@
 // pssim validate SCENARIO...: checks scenario files without running them.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/exit_codes.hpp"
-#include "sim/cli/report.hpp"
 #include "sim/scenario/load_scenario.hpp"
 #include "sim/scenario/yaml_loader.hpp"
 #include "sim/sweep/sweep_spec.hpp"
@@ -30,9 +31,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
           const auto loaded = scenario::load_scenario_file(path);
           fmt::print("{}: ok ({})\n", path, loaded.scenario.name);
         }
-      } catch (const scenario::ScenarioError& e) {
-        report(e);
-        exit_code = kBadInput;
+      } catch (...) {
+        exit_code = std::max(exit_code, report_failure(path));
       }
     }
   });

@@ -6,8 +6,6 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/exit_codes.hpp"
-#include "sim/cli/report.hpp"
-#include "sim/scenario/scenario_error.hpp"
 
 #ifndef PSSIM_VERSION
 #define PSSIM_VERSION "unknown"
@@ -20,6 +18,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "pssim " PSSIM_VERSION);
   app.require_subcommand(1);
   app.footer("Run `pssim <command> --help` for the options and an example of each command.");
+  report_interrupts();
   int exit_code = kSuccess;
   add_run_command(app, exit_code);
   add_validate_command(app, exit_code);
@@ -39,12 +38,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return kBadInput;
-  } catch (const pssim::scenario::ScenarioError& e) {
-    report(e);
-    return kBadInput;
-  } catch (const std::exception& e) {
-    report(e.what());
-    return kRunFailed;
+  } catch (...) {  // the commands report their own failures; this is the net under them
+    return report_failure("");
   }
   return exit_code;
 }

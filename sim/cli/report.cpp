@@ -10,4 +10,10 @@ void report(const scenario::ScenarioError& error) {
 
 void report(std::string_view message) { fmt::print(stderr, "pssim: error: {}\n", message); }
 
+void warn_unlocked(std::string_view reason) {
+  fmt::print(stderr, "pssim: warning: {}; the output directory is not locked: make sure no other pssim writes into "
+                     "it\n",
+             reason);
+}
+
 }  // namespace pssim::cli

@@ -11,5 +11,8 @@ namespace pssim::cli {
 void report(const scenario::ScenarioError& error);
 /// Prints "pssim: error: <message>".
 void report(std::string_view message);
+/// Prints "pssim: warning: <reason>; ..." for an output directory that could not be
+/// locked (see output::DirectoryLock::unsupported()).
+void warn_unlocked(std::string_view reason);
 
 }  // namespace pssim::cli

@@ -1,7 +1,5 @@
 #include "sim/cli/scenario_args.hpp"
 
-#include "sim/cli/report.hpp"
-
 namespace pssim::cli {
 
 void add_scenario_args(CLI::App* cmd, ScenarioArgs& args, const std::string& description) {
@@ -10,13 +8,8 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& args, const std::string& des
   cmd->add_option("--seed", args.seed, "Override the scenario's seed");
 }
 
-std::optional<scenario::LoadedScenario> load_or_report(const ScenarioArgs& args) {
-  try {
-    return scenario::load_scenario_file(args.scenario, {args.overrides, args.seed});
-  } catch (const scenario::ScenarioError& e) {
-    report(e);
-    return std::nullopt;
-  }
+scenario::LoadedScenario load_scenario(const ScenarioArgs& args) {
+  return scenario::load_scenario_file(args.scenario, {args.overrides, args.seed});
 }
 
 }  // namespace pssim::cli

@@ -22,8 +22,8 @@ struct ScenarioArgs {
 /// Registers SCENARIO (required, described by `description`), --set and --seed on `cmd`.
 void add_scenario_args(CLI::App* cmd, ScenarioArgs& args, const std::string& description);
 
-/// Loads the scenario with its overrides. A bad scenario prints its diagnostics
-/// (file:line:col) and gives nullopt: the caller exits with kBadInput.
-std::optional<scenario::LoadedScenario> load_or_report(const ScenarioArgs& args);
+/// Loads the scenario with its overrides. Throws scenario::ScenarioError (file:line:col for
+/// each problem; report_failure gives it exit status 2).
+scenario::LoadedScenario load_scenario(const ScenarioArgs& args);
 
 }  // namespace pssim::cli

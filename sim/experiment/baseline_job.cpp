@@ -7,7 +7,9 @@
 #include "models/train/grad_case.hpp"
 #include "sim/output/atomic_file.hpp"
 #include "sim/output/csv_writer.hpp"
+#include "sim/output/directory_lock.hpp"
 #include "sim/output/json_writer.hpp"
+#include "sim/output/output_directory.hpp"
 
 namespace pssim::experiment {
 
@@ -32,15 +34,19 @@ models::TrainConfig baseline_config(const scenario::Scenario& s) {
   return c;
 }
 
+const std::vector<std::string>& baseline_output_files() {
+  static const std::vector<std::string> names = {"summary.json", "curve.csv", "scenario.yaml"};
+  return names;
+}
+
 models::TrainResult train_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                                        const std::function<void(const models::TrainPoint&)>& on_point) {
   const models::TrainConfig config = baseline_config(loaded.scenario);
   const models::TrainingData data = models::TrainingData::load(config.data, config.seed);
   output::prepare_output_directory(dir);
-  for (const char* name : {"summary.json", "curve.csv", "scenario.yaml"}) {
-    std::error_code ignored;
-    std::filesystem::remove(dir / name, ignored);
-  }
+  const output::DirectoryLock lock(dir, output::DirectoryLock::Mode::exclusive,
+                                   "pssim train of " + loaded.scenario.name);
+  output::remove_outputs(dir, baseline_output_files());
   output::write_file_atomically(dir / "scenario.yaml", scenario::resolved_yaml(loaded));
   const models::TrainResult result = models::train_single_process(config, data, on_point);
 

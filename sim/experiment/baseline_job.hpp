@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "models/io/export.hpp"
 #include "models/train/train_loop.hpp"
@@ -23,7 +24,12 @@ namespace pssim::experiment {
 /// from training.stop.updates. Throws std::invalid_argument for a synthetic model.
 models::TrainConfig baseline_config(const scenario::Scenario& s);
 
-/// Trains and writes the files above. `on_point` sees each evaluation point as it comes.
+/// The files train writes (removed first, with killed writers' temporaries, summary.json
+/// first).
+const std::vector<std::string>& baseline_output_files();
+
+/// Trains and writes the files above, holding the directory's lock (DirectoryLock).
+/// `on_point` sees each evaluation point as it comes.
 models::TrainResult train_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                                        const std::function<void(const models::TrainPoint&)>& on_point = {});
 

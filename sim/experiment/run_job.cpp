@@ -1,29 +1,56 @@
 #include "sim/experiment/run_job.hpp"
 
+#include <memory>
+#include <optional>
+
+#include "models/data/data_error.hpp"
 #include "sim/experiment/run_outputs.hpp"
 #include "sim/experiment/trace_recorder.hpp"
 #include "sim/output/atomic_file.hpp"
+#include "sim/output/directory_lock.hpp"
+#include "sim/output/output_directory.hpp"
 
 namespace pssim::experiment {
 namespace {
 
-// Files of an earlier run in the same directory would mix with this one's; summary.json
-// goes first, so that a run killed half-way never leaves a summary that looks complete.
-void remove_previous_outputs(const std::filesystem::path& dir) {
-  for (const char* name : {"summary.json", "metrics.csv", "rounds.csv", "workers.csv", "links.csv",
-                           "link_utilization.csv", "trace.json", "scenario.yaml"}) {
-    std::error_code ignored;
-    std::filesystem::remove(dir / name, ignored);
+// A scenario the validator accepted can still fail to build (a disconnected topology,
+// more shards than tensors ...): that is the scenario's fault, not the run's. Data errors
+// and lack of memory keep their own type.
+std::unique_ptr<Experiment> build(const scenario::Scenario& s, unsigned threads) {
+  try {
+    return std::make_unique<Experiment>(s, threads);
+  } catch (const models::DataError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw BuildError(e.what());
   }
 }
 
 }  // namespace
 
+const std::vector<std::string>& run_output_files() {
+  // summary.json first: a run killed half-way never leaves a summary that looks complete.
+  static const std::vector<std::string> names = {"summary.json", "metrics.csv", "rounds.csv",
+                                                 "workers.csv",  "links.csv",   "link_utilization.csv",
+                                                 "trace.json",   "scenario.yaml"};
+  return names;
+}
+
 JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                            const JobOptions& options) {
-  Experiment experiment(loaded.scenario, options.threads);
+  const std::unique_ptr<Experiment> built = build(loaded.scenario, options.threads);
+  Experiment& experiment = *built;
   output::prepare_output_directory(dir);
-  remove_previous_outputs(dir);
+  std::optional<output::DirectoryLock> lock;
+  JobResult result;
+  if (!options.caller_holds_lock) {
+    lock.emplace(dir, output::DirectoryLock::Mode::exclusive, "pssim run of " + loaded.scenario.name);
+    result.lock_unsupported = lock->unsupported();
+  }
+  // Files (and killed writers' temporaries) of an earlier run would mix with this one's.
+  output::remove_outputs(dir, run_output_files());
   output::write_file_atomically(dir / "scenario.yaml", scenario::resolved_yaml(loaded));
   MetricsRecorder recorder(dir, experiment.protocol().has_rounds());
   std::unique_ptr<TraceRecorder> trace;
@@ -36,7 +63,6 @@ JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::fi
     observers.push_back(trace.get());
   }
   protocol::ObserverList all(observers);
-  JobResult result;
   result.stats = experiment.run(&all, options.on_progress);
   recorder.commit();
   if (trace) trace->commit();

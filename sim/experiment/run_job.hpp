@@ -1,12 +1,15 @@
 // One scenario run into a directory: what `pssim run` and every sweep point do.
 //
-// Removes the known output files of an earlier run in the directory (summary.json first),
-// writes the resolved scenario, runs the experiment while streaming metrics, writes every
-// output and returns the headline figures (the row a sweep records for the run).
+// Builds the experiment, locks the directory (one writer at a time, see
+// output/directory_lock.hpp), removes the output files of an earlier run and the
+// temporaries of a killed one (summary.json first), writes the resolved scenario, runs the
+// experiment while streaming metrics, writes every output and returns the headline
+// figures (the row a sweep records for the run).
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,8 +27,21 @@ struct Figure {
 /// The figures every run reports, in a fixed order (columns of sweep.csv).
 std::vector<std::string> figure_names();
 
+/// A scenario that passed validation but cannot be built into a simulation (a
+/// disconnected topology, more shards than tensors ...): a fault of the inputs.
+class BuildError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The files a run writes into its directory (removed before a run, summary.json first).
+const std::vector<std::string>& run_output_files();
+
 struct JobOptions {
   unsigned threads = 1;  ///< threads for gradient math
+  /// The caller holds the directory's lock (a sweep point, locked with its marker files);
+  /// otherwise run_to_directory takes it.
+  bool caller_holds_lock = false;
   /// Called now and then while the simulation runs, with the simulated time reached and
   /// the run's stop conditions (for progress display). May be empty.
   std::function<void(const Experiment&)> on_progress;
@@ -34,10 +50,14 @@ struct JobOptions {
 struct JobResult {
   RunStats stats;
   std::vector<Figure> figures;  ///< in figure_names() order
+  std::string lock_unsupported;  ///< why the directory could not be locked (see DirectoryLock)
 };
 
-/// Builds and runs `loaded` into `dir`. Throws output::OutputError for I/O problems and
-/// std::exception for a scenario that cannot be built.
+/// Builds and runs `loaded` into `dir`. Throws BuildError for a scenario that cannot be
+/// built, models::DataError for bad data files, output::DirectoryInUse when another
+/// writer holds the directory, output::OutputError for other I/O problems, and
+/// std::domain_error / std::overflow_error for values beyond the simulator's range found
+/// while running.
 JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                            const JobOptions& options);
 

@@ -1,9 +1,8 @@
 #include "sim/sweep/sweep_runner.hpp"
 
 #include <atomic>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+#include <new>
 #include <thread>
 
 #include <fmt/format.h>
@@ -11,102 +10,60 @@
 #include "sim/experiment/run_job.hpp"
 #include "sim/output/atomic_file.hpp"
 #include "sim/output/csv_writer.hpp"
+#include "sim/output/directory_lock.hpp"
+#include "sim/output/output_directory.hpp"
+#include "sim/sweep/point_record.hpp"
 
 namespace pssim::sweep {
 namespace {
 
 namespace fs = std::filesystem;
+using output::DirectoryLock;
 
-std::vector<std::string> columns(const SweepSpec& spec) {
-  std::vector<std::string> c = {"point", "seed"};
-  c.insert(c.end(), spec.axes.begin(), spec.axes.end());
-  c.push_back("status");
-  c.push_back("error");
-  for (const auto& f : experiment::figure_names()) c.push_back(f);
-  return c;
+std::string message_of(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return "out of memory (std::bad_alloc)";
+  const std::string what = e.what();
+  return what.empty() ? "an error without a message" : what;
 }
 
-// One CSV line as written by CsvWriter: cells quoted when they hold a comma, quote or
-// newline, quotes doubled. Returns false on a malformed line.
-bool split_csv_line(const std::string& line, std::vector<std::string>& cells) {
-  cells.clear();
-  std::string cell;
-  bool quoted = false, in_quotes = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_quotes) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cell += '"', ++i;
-      else if (c == '"') in_quotes = false;
-      else cell += c;
-    } else if (c == '"' && cell.empty() && !quoted) {
-      in_quotes = quoted = true;
-    } else if (c == ',') {
-      cells.push_back(cell);
-      cell.clear();
-      quoted = false;
-    } else {
-      cell += c;
-    }
-  }
-  cells.push_back(cell);
-  return !in_quotes;
-}
-
-// The data row of a point's point.csv, if it is there and well-formed.
-std::optional<std::vector<std::string>> read_marker(const fs::path& file, std::size_t width) {
-  std::ifstream in(file);
-  std::string header, row;
-  if (!std::getline(in, header) || !std::getline(in, row)) return std::nullopt;
-  std::vector<std::string> cells;
-  if (!split_csv_line(row, cells) || cells.size() != width) return std::nullopt;
-  return cells;
-}
-
-bool same_definition(const std::vector<std::string>& row, const SweepPoint& p) {
-  if (row[0] != std::to_string(p.index) || row[1] != std::to_string(p.seed)) return false;
-  for (std::size_t i = 0; i < p.values.size(); ++i)
-    if (row[2 + i] != p.values[i]) return false;
-  return true;
-}
-
-void write_row(output::CsvWriter& csv, const SweepPoint& p, const std::string& status, const std::string& error,
-               const std::vector<experiment::Figure>& figures) {
-  csv.cell(static_cast<std::int64_t>(p.index)).cell(static_cast<std::uint64_t>(p.seed));
-  for (const auto& v : p.values) csv.cell(std::string_view(v));
-  csv.cell(std::string_view(status)).cell(std::string_view(error));
-  const auto names = experiment::figure_names();
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i < figures.size()) csv.cell(std::string_view(figures[i].value));
-    else csv.empty_cell();
-  }
-  csv.end_row();
-}
-
-void run_point(const SweepSpec& spec, const SweepPoint& p, const fs::path& dir, unsigned threads, bool& failed) {
+// Runs one point into its directory, under the point's own lock. Returns the error, empty
+// when the point ran and was recorded.
+std::string run_point(const SweepSpec& spec, const SweepPoint& p, const fs::path& dir, unsigned threads) {
   const fs::path point_dir = point_directory(dir, p.index);
-  std::string status = "ok", error;
-  std::vector<experiment::Figure> figures;
+  std::optional<DirectoryLock> lock;
   try {
     output::prepare_output_directory(point_dir);
-    std::error_code ignored;
-    fs::remove(point_dir / "point.csv", ignored);
-    fs::remove(point_dir / "error.txt", ignored);
+    lock.emplace(point_dir, DirectoryLock::Mode::exclusive, fmt::format("point {} of sweep {}", p.index, spec.name));
+    // The marker first: a point without a current record runs again, whatever happens next.
+    std::vector<std::string> previous = {"point.csv", "error.txt"};
+    for (const auto& name : experiment::run_output_files()) previous.push_back(name);
+    output::remove_outputs(point_dir, previous);
+  } catch (const std::exception& e) {
+    return message_of(e);  // another writer holds the point, or it cannot be written: nothing to record
+  }
+  std::string error;
+  std::vector<experiment::Figure> figures;
+  try {
     experiment::JobOptions job;
     job.threads = threads;
+    job.caller_holds_lock = true;
     figures = experiment::run_to_directory(p.scenario, point_dir, job).figures;
   } catch (const std::exception& e) {
-    status = "failed";
-    error = e.what();
+    error = message_of(e);
   }
-  failed = status != "ok";
   try {
-    if (failed) output::write_file_atomically(point_dir / "error.txt", error + "\n");
-    output::CsvWriter marker(point_dir / "point.csv", columns(spec));
-    write_row(marker, p, status, error, figures);
+    if (!error.empty()) {
+      output::write_file_atomically(point_dir / "error.txt", error + "\n");
+      // The record's identity, also when the run failed before writing it.
+      output::write_file_atomically(point_dir / "scenario.yaml", scenario::resolved_yaml(p.scenario));
+    }
+    output::CsvWriter marker(point_dir / "point.csv", record_columns(spec));
+    write_record_row(marker, p, error.empty() ? "ok" : "failed", error, figures);
     marker.commit();
-  } catch (const std::exception&) {
-    failed = true;  // the point cannot be recorded: it will run again next time
+  } catch (const std::exception& e) {
+    error = (error.empty() ? "" : error + "; ") + "the point cannot be recorded: " + message_of(e);
   }
+  return error;
 }
 
 }  // namespace
@@ -118,13 +75,20 @@ fs::path point_directory(const fs::path& dir, std::size_t index) {
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   const fs::path& dir = options.output_dir;
   output::prepare_output_directory(dir);
-  const std::size_t width = columns(spec).size();
-  std::vector<const SweepPoint*> todo;
+  const auto& shard = options.shard;
+  const DirectoryLock lock(dir, shard ? DirectoryLock::Mode::shared : DirectoryLock::Mode::exclusive,
+                           shard ? fmt::format("shard {}/{} of sweep {}", shard->index, shard->count, spec.name)
+                                 : "sweep " + spec.name);
   SweepOutcome outcome;
+  outcome.lock_unsupported = lock.unsupported();
+  // The table describes the points as they were when it was written: once points change
+  // it is stale, and must not survive this sweep being killed.
+  output::remove_outputs(dir, {"sweep.csv"});
+  std::vector<const SweepPoint*> todo;
   for (const auto& p : spec.points) {
-    if (options.shard && p.index % options.shard->count != options.shard->index - 1) continue;
-    const auto marker = read_marker(point_directory(dir, p.index) / "point.csv", width);
-    if (marker && (*marker)[2 + spec.axes.size()] == "ok" && same_definition(*marker, p)) {
+    if (shard && p.index % shard->count != shard->index - 1) continue;
+    const auto record = current_record(spec, p, point_directory(dir, p.index));
+    if (record && (*record)[status_column(spec)] == "ok") {
       ++outcome.skipped;
       continue;
     }
@@ -135,12 +99,14 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   std::size_t finished = 0;
   const auto worker = [&] {
     for (std::size_t i = next++; i < todo.size(); i = next++) {
-      bool failed = false;
-      run_point(spec, *todo[i], dir, options.threads_per_point, failed);
-      const std::lock_guard<std::mutex> lock(report);
+      const std::string error = run_point(spec, *todo[i], dir, options.threads_per_point);
+      const std::lock_guard<std::mutex> guard(report);
       ++finished;
       ++outcome.ran;
-      outcome.failed += failed ? 1 : 0;
+      if (!error.empty()) {
+        ++outcome.failed;
+        if (options.on_point_failed) options.on_point_failed(*todo[i], error);
+      }
       if (options.on_point_done) options.on_point_done(finished, todo.size(), outcome.failed);
     }
   };
@@ -149,25 +115,32 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
+  if (!shard) outcome.table = write_sweep_table(spec, dir);
   return outcome;
 }
 
-std::size_t write_sweep_table(const SweepSpec& spec, const fs::path& dir) {
-  const auto cols = columns(spec);
-  output::CsvWriter csv(dir / "sweep.csv", cols);
-  std::size_t missing = 0;
+TableCounts merge_sweep(const SweepSpec& spec, const fs::path& dir) {
+  output::prepare_output_directory(dir);
+  const DirectoryLock lock(dir, DirectoryLock::Mode::exclusive, "merge of sweep " + spec.name);
+  output::remove_outputs(dir, {"sweep.csv"});
+  return write_sweep_table(spec, dir);
+}
+
+TableCounts write_sweep_table(const SweepSpec& spec, const fs::path& dir) {
+  output::CsvWriter csv(dir / "sweep.csv", record_columns(spec));
+  TableCounts counts;
   for (const auto& p : spec.points) {
-    const auto marker = read_marker(point_directory(dir, p.index) / "point.csv", cols.size());
-    if (marker && same_definition(*marker, p)) {
-      for (const auto& cell : *marker) csv.cell(std::string_view(cell));
+    if (const auto record = current_record(spec, p, point_directory(dir, p.index))) {
+      counts.failed += (*record)[status_column(spec)] == "ok" ? 0 : 1;
+      for (const auto& cell : *record) csv.cell(std::string_view(cell));
       csv.end_row();
     } else {
-      ++missing;
-      write_row(csv, p, "missing", "", {});
+      ++counts.missing;
+      write_record_row(csv, p, "missing", "", {});
     }
   }
   csv.commit();
-  return missing;
+  return counts;
 }
 
 }  // namespace pssim::sweep

@@ -1,24 +1,30 @@
 // Running a sweep: points in parallel, each in its own directory, resumable, shardable.
 //
-//   <dir>/points/<NNNN>/     the run directory of point NNNN (see run_job.hpp), plus
-//     point.csv              the point's row of sweep.csv: written last, atomically, so its
-//                            presence with status "ok" marks the point complete
-//     error.txt              why a failed point failed
+//   <dir>/points/<NNNN>/     the run directory of point NNNN (see run_job.hpp) and its
+//                            record: point.csv (the completion marker), scenario.yaml (its
+//                            identity), error.txt (see point_record.hpp)
 //   <dir>/sweep.csv          one row per point: point, seed, the swept keys, status, error
 //                            and the run's headline figures (experiment::figure_names()).
 //                            Only simulated quantities: the same sweep gives the same bytes,
 //                            however it was split across processes or machines.
 //
-// Running a sweep again skips points already complete with the same definition; failed
-// points are run again. A failed point does not stop the others. With a shard K/N, a
-// process runs the points whose index is K-1 modulo N and does not write sweep.csv; a
-// merge (write_sweep_table) builds it from every point's point.csv.
+// Running a sweep again skips the points whose record is current and ok; points that
+// changed (any key of their resolved scenario), failed or are missing run again. A failed
+// point does not stop the others. sweep.csv is rebuilt from the records every time,
+// never carried over: a sweep removes it first, so a killed sweep leaves none that could
+// be stale.
+//
+// One writer per directory (output/directory_lock.hpp): a sweep and a merge lock <dir>
+// exclusively; a shard K/N locks it shared (the shards of one sweep run at once), runs
+// the points whose index is K-1 modulo N, each under its own lock, and does not write
+// sweep.csv; a merge builds it from every point's record.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "sim/sweep/sweep_spec.hpp"
 
@@ -36,18 +42,35 @@ struct SweepOptions {
   std::optional<Shard> shard;
   /// Called after each point with (points finished in this call, points to run, failures).
   std::function<void(std::size_t, std::size_t, std::size_t)> on_point_done;
+  /// Called for each point that failed or could not be recorded, with its error (before
+  /// on_point_done for that point). Calls never overlap.
+  std::function<void(const SweepPoint&, const std::string&)> on_point_failed;
+};
+
+/// Rows of sweep.csv that are not "ok".
+struct TableCounts {
+  std::size_t failed = 0;   ///< recorded as failed
+  std::size_t missing = 0;  ///< no current record: not run, killed, or run with another definition
 };
 
 struct SweepOutcome {
   std::size_t ran = 0, skipped = 0, failed = 0;
+  TableCounts table;             ///< of the sweep.csv written (not for a shard)
+  std::string lock_unsupported;  ///< why <dir> could not be locked (see DirectoryLock)
 };
 
-/// Runs the points of `spec` that this process owns and has not completed.
+/// Runs the points of `spec` that this process owns and that have no current ok record,
+/// then (without a shard) writes sweep.csv. Throws output::DirectoryInUse when another
+/// writer holds the directory and output::OutputError when it cannot be written.
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);
 
-/// Builds <dir>/sweep.csv from the points' point.csv files; points without one are listed
-/// with status "missing". Returns the number of missing points.
-std::size_t write_sweep_table(const SweepSpec& spec, const std::filesystem::path& dir);
+/// Writes <dir>/sweep.csv from the points' records, under the directory's lock (after
+/// sharded runs). Throws as run_sweep.
+TableCounts merge_sweep(const SweepSpec& spec, const std::filesystem::path& dir);
+
+/// Builds <dir>/sweep.csv from the points' records; points without a current record are
+/// listed with status "missing". The caller holds the directory's lock.
+TableCounts write_sweep_table(const SweepSpec& spec, const std::filesystem::path& dir);
 
 /// <dir>/points/<NNNN>
 std::filesystem::path point_directory(const std::filesystem::path& dir, std::size_t index);

@@ -1,14 +1,22 @@
 // The pssim command, run as a user runs it: exit codes, messages, files.
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
+
+extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -51,10 +59,64 @@ cluster:
 protocol: {mode: async}
 )";
 
+// Workers a, b and server c on switch s1; `--set network.links.2.to=s2` moves the server to
+// the isolated switch s2: a valid scenario that cannot be built.
+const char* kExplicit = R"(name: explicit
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 2}}
+network:
+  topology: explicit
+  switches: [s1, s2]
+  links: [{from: a, to: s1, bandwidth: 10Gbps}, {from: b, to: s1, bandwidth: 10Gbps}, {from: c, to: s1, bandwidth: 10Gbps}]
+  workers: [a, b]
+  servers: [c]
+)";
+
 fs::path write_scenario(const std::string& name, const std::string& text) {
   const fs::path p = scratch() / name;
   std::ofstream(p) << text;
   return p;
+}
+
+// A raw IDX file: magic 0x0000080<ndims>, big-endian sizes, then `data` (which need not be
+// what the sizes claim: that is the point of these files).
+void write_idx(const fs::path& p, const std::vector<std::uint32_t>& dims, const std::string& data) {
+  std::string bytes{0, 0, 0x08, char(dims.size())};
+  for (auto d : dims)
+    for (int shift : {24, 16, 8, 0}) bytes += char((d >> shift) & 0xff);
+  std::ofstream(p, std::ios::binary) << bytes << data;
+}
+
+// A directory of MNIST-style files: `train` and `test` images (N x rows x cols, pixel data
+// as given) with `labels` for each.
+fs::path write_mnist_dir(const std::string& name, const std::vector<std::uint32_t>& train_dims,
+                         const std::string& train_pixels, const std::vector<std::uint32_t>& test_dims,
+                         const std::string& test_pixels, const std::string& train_labels,
+                         const std::string& test_labels) {
+  const fs::path dir = scratch() / name;
+  fs::create_directories(dir);
+  write_idx(dir / "train-images-idx3-ubyte", train_dims, train_pixels);
+  write_idx(dir / "t10k-images-idx3-ubyte", test_dims, test_pixels);
+  write_idx(dir / "train-labels-idx1-ubyte", {std::uint32_t(train_labels.size())}, train_labels);
+  write_idx(dir / "t10k-labels-idx1-ubyte", {std::uint32_t(test_labels.size())}, test_labels);
+  return dir;
+}
+
+// A scenario training a small MLP on the MNIST-style files in `data_dir`.
+fs::path mnist_scenario(const std::string& name, const fs::path& data_dir) {
+  return write_scenario(name, "name: " + fs::path(name).stem().string() + R"(
+model: {kind: mlp, hidden: [4]}
+data: {kind: mnist, path: ')" + data_dir.string() + R"(', batch_size: 2}
+training: {stop: {updates: 2}, optimizer: {kind: sgd, lr: 0.1}}
+cluster: {workers: {count: 2}}
+)");
+}
+
+bool has_temporaries(const fs::path& dir) {
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.path().filename().string().find(".tmp.") != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace
@@ -266,7 +328,7 @@ zip:
   INFO(r.err);
   REQUIRE(r.code == 0);
   for (const char* name : {"accuracy_vs_time", "accuracy_vs_bytes", "accuracy_vs_epochs", "staleness_histogram",
-                           "round_time_vs_shards", "time_to_target_vs_workers", "link_utilization_plot-sync",
+                           "round_time_vs_shards", "time_to_target_vs_workers", "iteration_time_vs_workers", "link_utilization_plot-sync",
                            "worker_timeline_plot-sync", "worker_timeline_plot-async"}) {
     INFO(name);
     const std::string png = slurp(figures / (std::string(name) + ".png"));
@@ -292,4 +354,246 @@ TEST_CASE("the shipped scenarios are valid", "[cli]") {
       ++checked;
     }
   CHECK(checked >= 5);
+}
+
+// ---------------------------------------------------------------------------------------
+// Exit statuses, one test per row of the README's table (and sim/cli/exit_codes.hpp).
+
+TEST_CASE("exit 2: data files that are missing, lie about their size or do not fit together", "[cli][exit]") {
+  const std::string six(6, '\x01');  // one 3 x 2 image
+  struct Case {
+    const char* name;
+    fs::path dir;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"missing", scratch() / "no-such-data", "train-images-idx3-ubyte.gz' does not exist"},
+      // 16 x 2^30 x 2^30: the size product wraps to 0 (was SIGSEGV, exit 139).
+      {"overflow", write_mnist_dir("idx-overflow", {16, 1u << 30, 1u << 30}, "", {16, 1u << 30, 1u << 30}, "",
+                                   std::string(16, '\0'), std::string(16, '\0')),
+       "more than any file can hold"},
+      // A 26-byte file claiming 4,194,304 images (was 3.2 GB and 12 s before the message).
+      {"truncated", write_mnist_dir("idx-truncated", {4194304, 28, 28}, "0123456789", {1, 3, 2}, six, "\x01", "\x01"),
+       "claims 4194304 x 28 x 28 = 3288334336 bytes of data but it holds only 10"},
+      {"trailing", write_mnist_dir("idx-trailing", {1, 3, 2}, six + "junk", {1, 3, 2}, six, "\x01", "\x01"),
+       "holds 4 bytes beyond"},
+      {"no-test-images", write_mnist_dir("idx-empty-test", {1, 3, 2}, six, {0, 3, 2}, "", "\x01", ""),
+       "t10k-images-idx3-ubyte' holds no images"},
+      {"sizes-differ", write_mnist_dir("idx-sizes", {1, 3, 2}, six, {1, 2, 3}, six, "\x01", "\x01"),
+       "are 2 x 3 pixels but training images"},
+      {"test-label", write_mnist_dir("idx-label", {1, 3, 2}, six, {1, 3, 2}, six, "\x01", "\x0c"),
+       "test label 12 (item 0 of"},
+  };
+  for (const auto& c : cases) {
+    const fs::path scenario = mnist_scenario(std::string("data-") + c.name + ".yaml", c.dir);
+    for (const char* cmd : {"run", "train"}) {
+      const Result r = pssim(std::string(cmd) + " -q " + scenario.string() + " -o " +
+                             (scratch() / (std::string("data-out-") + c.name)).string());
+      INFO(c.name << " via " << cmd << ": " << r.err);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.err, Catch::StartsWith("pssim: error: " + scenario.string() + ": ") && Catch::Contains(c.message));
+      CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+  }
+}
+
+TEST_CASE("exit 2: a damaged parameter file for grad, a learning rate that makes train diverge", "[cli][exit]") {
+  const fs::path p = write_scenario("tiny-logreg.yaml", R"(name: tiny-logreg
+model: {kind: logreg}
+data: {kind: synthetic, batch_size: 32, train_items: 64, test_items: 32}
+training: {optimizer: {kind: sgd, lr: 0.1}, stop: {updates: 4}}
+cluster: {workers: {count: 1}}
+)");
+  const fs::path params = scratch() / "damaged-params";
+  fs::create_directories(params);
+  std::ofstream(params / "fc1.weight.npy") << "\x93NUMPY but not really";
+  Result r = pssim("grad " + p.string() + " --params " + params.string() + " -o " + (scratch() / "grad-out").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("fc1.weight.npy"));
+  r = pssim("train -q " + p.string() + " --set 'model={kind: mlp, hidden: [32]}' --set training.optimizer.lr=1000 " +
+            "--set training.stop.updates=20 --set data.train_items=256 -o " + (scratch() / "diverged").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("training diverged"));
+}
+
+TEST_CASE("exit 2: a scenario that cannot be built, or whose values overflow the simulator", "[cli][exit]") {
+  const fs::path p = write_scenario("explicit.yaml", kExplicit);
+  Result r = pssim("run -q " + p.string() + " --set network.links.2.to=s2 -o " +
+                   (scratch() / "disconnected-out").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("cannot build this scenario: no route from a to c"));
+  // A throughput of 1e-300 FLOPS validates; its compute time is beyond 292 years.
+  const fs::path slow = write_scenario("slow.yaml", kSmall);
+  REQUIRE(pssim("validate " + slow.string() + "").code == 0);
+  r = pssim("run -q " + slow.string() + " --set cluster.workers.throughput=1e-300FLOPS -o " +
+            (scratch() / "slow-out").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("beyond the simulator's range"));
+}
+
+TEST_CASE("exit 2: the input scenario is never overwritten", "[cli][exit]") {
+  const fs::path out = scratch() / "self";
+  fs::create_directories(out);
+  const fs::path input = out / "scenario.yaml";
+  std::ofstream(input) << kSmall;
+  for (const char* cmd : {"run -q ", "train -q "}) {
+    const Result r = pssim(std::string(cmd) + input.string() + " --set cluster.workers.count=3 -o " + out.string());
+    INFO(cmd << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("would be replaced by its output"));
+    CHECK(slurp(input) == kSmall);
+  }
+}
+
+TEST_CASE("exit 2: empty -o and loose --shard values are usage errors", "[cli][exit]") {
+  const fs::path p = write_scenario("small.yaml", kSmall);
+  const fs::path sweep = write_scenario("shard-sweep.yaml", "name: shard-sweep\nbase: small.yaml\nseeds: [1, 2]\n");
+  for (const std::string& cmd : {"run " + p.string(), "train " + p.string(), "sweep " + sweep.string(),
+                                 "plot " + scratch().string()}) {
+    const Result r = pssim(cmd + " -o ''");
+    INFO(cmd << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("an empty path names no directory"));
+  }
+  for (const char* shard : {"''", "' 1/3'", "'1/3 '", "-1/-1", "1/-1", "+1/3", "0/3", "4/3", "1/3x", "1/0", "1",
+                            "1/2/3", "1//3", "1/10000000"}) {
+    const Result r = pssim("sweep -q " + sweep.string() + " -o " + (scratch() / "shard-out").string() +
+                           " --shard " + shard);
+    INFO("--shard " << shard << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("is not K/N"));
+  }
+  CHECK_FALSE(fs::exists(scratch() / "shard-out"));
+  const Result r = pssim("sweep " + sweep.string() + " --shard 1/2 --merge");
+  CHECK(r.code == 2);
+  CHECK(pssim("sweep -q " + sweep.string() + " -o " + (scratch() / "shard-out").string() + " --shard 2/2").code == 0);
+}
+
+TEST_CASE("exit 1: a failed or unrecorded sweep point is reported on stderr also under -q", "[cli][exit][sweep]") {
+  write_scenario("small.yaml", kSmall);
+  // Points 1 and 3 link the server to an isolated switch: they cannot be built.
+  write_scenario("explicit.yaml", kExplicit);
+  const fs::path sweep = write_scenario("failing-sweep.yaml", R"(name: failing
+base: explicit.yaml
+grid:
+  seed: [1, 2]
+  network.links.2.to: [s1, s2]
+)");
+  const fs::path out = scratch() / "failing-out";
+  Result r = pssim("sweep -q -j 1 " + sweep.string() + " -o " + out.string());
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains("sweep failing: point 1 failed: ") &&
+                        Catch::Contains("no route from a to c"));
+  CHECK_THAT(r.err, Catch::Contains("sweep failing: 2 failed and 0 missing point(s) in " + (out / "sweep.csv").string()));
+  // A merge over failed points fails too.
+  r = pssim("sweep -q " + sweep.string() + " --merge -o " + out.string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("2 failed and 0 missing"));
+  // A point whose directory cannot be written: the reason, and a missing row.
+  const fs::path seeds = write_scenario("unwritable-sweep.yaml", "name: unwritable\nbase: small.yaml\nseeds: [1, 2]\n");
+  const fs::path out2 = scratch() / "unwritable-out";
+  fs::create_directories(out2 / "points");
+  std::ofstream(out2 / "points" / "0000") << "in the way";
+  r = pssim("sweep -q " + seeds.string() + " -o " + out2.string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("point 0 failed: output directory " + (out2 / "points" / "0000").string() +
+                                    " exists and is not a directory"));
+  CHECK_THAT(r.err, Catch::Contains("0 failed and 1 missing"));
+  CHECK_THAT(slurp(out2 / "sweep.csv"), Catch::Contains("\n0,1,missing,"));
+}
+
+namespace {
+
+// pssim started in the background, stderr to a file.
+struct Background {
+  pid_t pid = -1;
+  fs::path err;
+};
+
+Background start_pssim(const std::string& args, const fs::path& err) {
+  const std::string line = "exec " + std::string(PSSIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
+  const char* argv[] = {"/bin/sh", "-c", line.c_str(), nullptr};
+  Background b{-1, err};
+  REQUIRE(posix_spawn(&b.pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
+  return b;
+}
+
+// Waits until `ready()` (the background run has started writing), at most a minute.
+template <typename Ready>
+bool wait_until(Ready ready) {
+  for (int i = 0; i < 6000; ++i) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("exit 1 for a second writer into a directory, and an interrupt ends by its signal and keeps the directory usable",
+          "[cli][exit][lock]") {
+  // Runs for hours unless interrupted: 64 workers, a long simulated time.
+  const fs::path endless = write_scenario("endless.yaml", R"(name: endless
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {sim_time: 1000000s}}
+cluster: {workers: {count: 64}}
+protocol: {mode: async}
+)");
+  const fs::path out = scratch() / "locked";
+  fs::remove_all(out);
+  Background first = start_pssim("run -q " + endless.string() + " -o " + out.string(), scratch() / "first.err");
+  REQUIRE(wait_until([&] { return fs::exists(out / "scenario.yaml") && has_temporaries(out); }));
+  const std::string holder = "is in use by another pssim (PID " + std::to_string(first.pid) + " on ";
+  // A second run, a sweep, a merge, a baseline: each refused, naming the holder.
+  const fs::path small = write_scenario("small.yaml", kSmall);
+  const fs::path sweep = write_scenario("locked-sweep.yaml", "name: locked\nbase: small.yaml\n");
+  for (const std::string& cmd : {"run -q " + small.string(), "sweep -q " + sweep.string(),
+                                 "sweep -q --merge " + sweep.string(), "sweep -q --shard 1/2 " + sweep.string()}) {
+    const Result r = pssim(cmd + " -o " + out.string());
+    INFO(cmd << ": " << r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("output directory " + out.string() + " " + holder) &&
+                          Catch::Contains("pssim run of endless"));
+  }
+  CHECK(fs::exists(out / "scenario.yaml"));  // the second writers removed nothing
+  // Ctrl-C: a message, then the process ends by SIGINT (the shell shows 130).
+  REQUIRE(::kill(first.pid, SIGINT) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(first.pid, &status, 0) == first.pid);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK_THAT(slurp(first.err), Catch::Contains("pssim: interrupted; completed results are kept"));
+  // SIGTERM (a batch system's time limit): a shell sees 143.
+  const fs::path term = scratch() / "terminated";
+  const std::string script = std::string(PSSIM_BINARY) + " run -q " + endless.string() + " -o " + term.string() +
+                             " 2> /dev/null & while [ ! -e " + (term / "scenario.yaml").string() +
+                             " ]; do sleep 0.01; done; kill -TERM $!; wait $!; exit $?";
+  const int shell = std::system(("/bin/sh -c '" + script + "'").c_str());
+  CHECK(WIFEXITED(shell));
+  CHECK(WEXITSTATUS(shell) == 143);
+  // The killed run left its temporaries; the next run into the directory removes them.
+  CHECK(has_temporaries(out));
+  CHECK_FALSE(fs::exists(out / "summary.json"));
+  const Result r = pssim("run -q " + small.string() + " -o " + out.string());
+  CHECK(r.code == 0);
+  CHECK_FALSE(has_temporaries(out));
+  CHECK_FALSE(fs::exists(out / ".pssim.lock"));
+  CHECK(fs::exists(out / "summary.json"));
+}
+
+TEST_CASE("exit 1: plot errors are one line", "[cli][exit][plot]") {
+  const fs::path p = write_scenario("small.yaml", kSmall);
+  const fs::path run = scratch() / "plot-one-line";
+  REQUIRE(pssim("run -q " + p.string() + " -o " + run.string()).code == 0);
+  const fs::path file = scratch() / "a-file";
+  std::ofstream(file) << "x";
+  Result r = pssim("plot " + run.string() + " -o " + file.string());
+  CHECK(r.code == 1);
+  CHECK(r.err == "pssim: error: output directory " + file.string() + " exists and is not a directory\n");
+  std::ofstream(run / "summary.json") << "{not json";
+  r = pssim("plot " + run.string() + " -o " + (scratch() / "plot-one-line-figures").string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("pssim plot: error: JSONDecodeError"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }

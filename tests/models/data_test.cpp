@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "models/data/data_error.hpp"
 #include "models/data/idx.hpp"
 #include "models/data/image_dataset.hpp"
 #include "models/data/partition.hpp"
@@ -102,6 +103,106 @@ TEST_CASE("IDX: every bad file is an error naming the file and the fix", "[data]
   }
 }
 
+namespace {
+std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+}  // namespace
+
+// A lying header must be caught before anything is allocated: a claim of terabytes that
+// reached the allocation would end in std::bad_alloc (or the machine's memory), not in
+// the message checked here.
+TEST_CASE("IDX: headers that claim more than the file holds cost nothing", "[data][idx][errors]") {
+  TempDir dir;
+  const auto file = dir.file("lying");
+  SECTION("sizes whose product overflows: 16 x 2^30 x 2^30 wraps to 0") {
+    write_idx(file, {16, 1u << 30, 1u << 30}, {}, false);
+    CHECK_THROWS_AS(read_idx(file, 3), DataError);
+    CHECK_THROWS_WITH(read_idx(file, 3), Catch::Contains("claims 16 x 1073741824 x 1073741824 bytes") &&
+                                             Catch::Contains("more than any file can hold"));
+  }
+  SECTION("a 26-byte raw file claiming 2^31 images") {
+    write_idx(file, {1u << 31, 28, 28}, bytes_of("1234567890"), false);
+    CHECK(read_bytes(file).size() == 26);
+    CHECK_THROWS_WITH(read_idx(file, 3), Catch::Contains("is truncated: its header claims 2147483648 x 28 x 28 = "
+                                                         "1683627180032 bytes of data but it holds only 10"));
+  }
+  SECTION("a small gzip file claiming more than it can decompress to") {
+    write_idx(file, {4194304, 28, 28}, bytes_of("1234567890"), true);
+    CHECK_THROWS_WITH(read_idx(file, 3), Catch::Contains("4194304 x 28 x 28 = 3288334336 bytes") &&
+                                             Catch::Contains("decompresses to at most"));
+  }
+  SECTION("a gzip stream that ends early: the buffer follows the data") {
+    // 1.5 MB of incompressible bytes claimed as 3 MB: within zlib's ratio, so it is read
+    // incrementally and found short.
+    std::vector<std::uint8_t> data(1'500'000);
+    std::uint32_t x = 12345;
+    for (auto& c : data) c = std::uint8_t((x = x * 1103515245u + 12345u) >> 24);
+    write_idx(file, {3'000'000}, data, true);
+    CHECK_THROWS_WITH(read_idx(file, 1), Catch::Contains("is truncated: its header claims 3000000 = 3000000 bytes "
+                                                         "of data but it holds only 1500000"));
+  }
+  SECTION("trailing data, raw and gzipped") {
+    write_idx(file, {5, 3, 2}, std::vector<std::uint8_t>(34, 1), false);
+    CHECK_THROWS_WITH(read_idx(file, 3), Catch::Contains("holds 4 bytes beyond the 5 x 3 x 2 = 30 bytes"));
+    write_idx(file, {5, 3, 2}, std::vector<std::uint8_t>(34, 1), true);
+    CHECK_THROWS_WITH(read_idx(file, 3), Catch::Contains("holds 4 bytes beyond the 5 x 3 x 2 = 30 bytes"));
+  }
+  SECTION("a directory, no images, images of 0 pixels") {
+    CHECK_THROWS_WITH(read_idx(dir.path().string(), 3), Catch::Contains("is not a regular file"));
+    write_idx(dir.file("labels"), {0}, {}, false);
+    write_idx(file, {0, 0xffffffffu, 0xffffffffu}, {}, false);
+    CHECK_THROWS_WITH(load_idx_pair(file, dir.file("labels"), "x"), Catch::Contains("holds no images"));
+    write_idx(dir.file("labels"), {2}, {0, 1}, false);
+    write_idx(file, {2, 0, 28}, {}, false);
+    CHECK_THROWS_WITH(load_idx_pair(file, dir.file("labels"), "x"), Catch::Contains("images of 0 x 28 pixels"));
+  }
+}
+
+TEST_CASE("training and test splits are checked against each other when loaded", "[data][idx][errors]") {
+  TempDir dir;
+  write_split(dir, "train", true);
+  DataSpec spec;
+  spec.kind = "mnist";
+  spec.path = dir.path().string();
+  SECTION("image sizes differ") {
+    write_idx(dir.file("t10k-images-idx3-ubyte.gz"), {2, 4, 2}, std::vector<std::uint8_t>(16, 1), true);
+    write_idx(dir.file("t10k-labels-idx1-ubyte.gz"), {2}, {0, 1}, true);
+    CHECK_THROWS_AS(TrainingData::load(spec, 1), DataError);
+    CHECK_THROWS_WITH(TrainingData::load(spec, 1),
+                      Catch::Contains("t10k-images-idx3-ubyte.gz' are 4 x 2 pixels but training images") &&
+                          Catch::Contains("train-images-idx3-ubyte.gz' are 3 x 2"));
+  }
+  SECTION("a test label beyond the training classes") {
+    write_idx(dir.file("t10k-images-idx3-ubyte.gz"), {2, 3, 2}, std::vector<std::uint8_t>(12, 1), true);
+    write_idx(dir.file("t10k-labels-idx1-ubyte.gz"), {2}, {0, 12}, true);
+    CHECK_THROWS_WITH(TrainingData::load(spec, 1),
+                      Catch::Contains("test label 12 (item 1 of '" + dir.file("t10k-labels-idx1-ubyte.gz")) &&
+                          Catch::Contains("(0 to 9)"));
+  }
+  SECTION("no test images") {
+    write_idx(dir.file("t10k-images-idx3-ubyte.gz"), {0, 3, 2}, {}, true);
+    write_idx(dir.file("t10k-labels-idx1-ubyte.gz"), {0}, {}, true);
+    CHECK_THROWS_WITH(TrainingData::load(spec, 1), Catch::Contains("t10k-images-idx3-ubyte.gz' holds no images"));
+  }
+  SECTION("matching splits load, and the test split takes the training classes") {
+    write_split(dir, "t10k", true, 2);
+    const auto data = TrainingData::load(spec, 1);
+    CHECK(data.test_images()->num_classes == data.train_images()->num_classes);
+  }
+}
+
+TEST_CASE("text sources that are not text files", "[data][corpus][errors]") {
+  TempDir dir;
+  CHECK_THROWS_AS(read_text_source("/dev/null"), DataError);  // a device could never end
+  CHECK_THROWS_WITH(read_text_source("/dev/zero"), Catch::Contains("is not a regular file or a directory"));
+  // A sparse file: over the limit without writing 256 MiB.
+  write_bytes(dir.file("huge.txt"), "");
+  std::filesystem::resize_file(dir.file("huge.txt"), kMaxCorpusBytes + 1);
+  CHECK_THROWS_WITH(read_text_source(dir.file("huge.txt")), Catch::Contains("more than the 256 MiB"));
+  CHECK_THROWS_AS(TextCorpus::from_text("ab", TokenLevel::character, 0, 0.1, "t"), DataError);
+  CHECK_THROWS_WITH(TextCorpus::from_text("abcdef", TokenLevel::character, 1, 0.5, "t"),
+                    Catch::Contains("data.vocab_cap"));
+}
+
 TEST_CASE("Fashion-MNIST at Debian's location, when installed", "[data][idx][.installed]") {
   // Hidden tag: reads 30 MB; run with `test_models_data "[.installed]"`.
   const auto test = load_mnist_dir("", Split::test);
@@ -143,7 +244,7 @@ TEST_CASE("text sources: files, fortune directories, missing paths", "[data][cor
   write_bytes(dir.file("plain.txt"), "as is\n%\n");
   CHECK(read_text_source(dir.file("plain.txt")) == "as is\n%\n");
   CHECK_THROWS_WITH(read_text_source(dir.file("missing.txt")),
-                    Catch::Contains("missing.txt' does not exist") && Catch::Contains("data.corpus.path"));
+                    Catch::Contains("missing.txt' does not exist") && Catch::Contains("set data.corpus to"));
   write_bytes(dir.file("empty.txt"), "");
   CorpusSpec spec;
   spec.path = dir.file("empty.txt");

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "sim/output/directory_lock.hpp"
+#include "sim/scenario/load_scenario.hpp"
 #include "sim/scenario/scenario_error.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
@@ -94,9 +96,8 @@ TEST_CASE("sweep file problems are located in the sweep file", "[sweep]") {
         "4:14: repetitions is between 1 and 10000");
 }
 
-TEST_CASE("a sweep runs every point, records failures, and resumes", "[sweep]") {
+TEST_CASE("a sweep runs every point, writes sweep.csv, and resumes", "[sweep]") {
   write("base.yaml", kBase);
-  // Point 1 cannot be built (4 backup workers of 4); the others must still run.
   const auto spec = sweep::load_sweep(write("run.yaml", R"(name: run
 base: base.yaml
 grid:
@@ -110,25 +111,89 @@ grid:
   auto outcome = sweep::run_sweep(spec, options);
   CHECK(outcome.ran == 4);
   CHECK(outcome.failed == 0);
-  CHECK(sweep::write_sweep_table(spec, out) == 0);
+  CHECK(outcome.table.failed == 0);
+  CHECK(outcome.table.missing == 0);
   const std::string table = slurp(out / "sweep.csv");
   CHECK_THAT(table, Catch::StartsWith("point,seed,cluster.servers.count,cluster.workers.speed,status,error,sim_time_s,"));
   CHECK_THAT(table, Catch::Contains("\n3,1,2,\"{dist: lognormal, sigma: 0.5}\",ok,,"));
+  // Every point keeps its resolved scenario (its identity); no lock file is left behind.
+  CHECK(slurp(sweep::point_directory(out, 3) / "scenario.yaml") == scenario::resolved_yaml(spec.points[3].scenario));
+  CHECK_FALSE(fs::exists(out / ".pssim.lock"));
+  CHECK_FALSE(fs::exists(sweep::point_directory(out, 3) / ".pssim.lock"));
   // Running again: nothing to do, same table.
   outcome = sweep::run_sweep(spec, options);
   CHECK(outcome.ran == 0);
   CHECK(outcome.skipped == 4);
-  sweep::write_sweep_table(spec, out);
   CHECK(slurp(out / "sweep.csv") == table);
   // A point whose marker was lost runs again; the others are kept.
   fs::remove(sweep::point_directory(out, 2) / "point.csv");
   outcome = sweep::run_sweep(spec, options);
   CHECK(outcome.ran == 1);
-  sweep::write_sweep_table(spec, out);
   CHECK(slurp(out / "sweep.csv") == table);
 }
 
-TEST_CASE("a failing point is recorded and the others go on", "[sweep]") {
+TEST_CASE("a point's identity is its whole resolved scenario", "[sweep]") {
+  const std::string sweep_text = R"(name: ident
+base: ident-base.yaml
+set: {training.stop.updates: 3}
+grid:
+  cluster.workers.count: [2, 3]
+seeds: [1, 2]
+)";
+  write("ident-base.yaml", kBase);
+  const fs::path out = scratch() / "ident-out";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  const auto run = [&](const std::string& sweep) { return sweep::run_sweep(sweep::load_sweep(write("ident.yaml", sweep)), options); };
+  REQUIRE(run(sweep_text).ran == 4);
+  const std::string first = slurp(out / "sweep.csv");
+  CHECK(run(sweep_text).ran == 0);
+  // A change to the base scenario, even one no swept value shows, runs every point again.
+  write("ident-base.yaml", std::string(kBase) + "network: {worker_nic: {bandwidth: 1Gbps}}\n");
+  auto outcome = run(sweep_text);
+  CHECK(outcome.ran == 4);
+  CHECK(outcome.skipped == 0);
+  const std::string slower = slurp(out / "sweep.csv");
+  CHECK(slower != first);  // the table holds the new results, not the old ones
+  // A change to set: runs every point again.
+  std::string changed = sweep_text;
+  changed.replace(changed.find("updates: 3"), 10, "updates: 4");
+  outcome = run(changed);
+  CHECK(outcome.ran == 4);
+  CHECK_THAT(slurp(out / "sweep.csv"), Catch::Contains(",ok,,") && !Catch::Contains("missing"));
+  // A change to one swept value runs exactly the points it changes (2 seeds of workers 3 -> 5).
+  std::string one = changed;
+  one.replace(one.find("[2, 3]"), 6, "[2, 5]");
+  outcome = run(one);
+  CHECK(outcome.ran == 2);
+  CHECK(outcome.skipped == 2);
+  CHECK_THAT(slurp(out / "sweep.csv"), Catch::Contains("\n2,1,5,ok,") && Catch::Contains("\n3,2,5,ok,"));
+  // Back to the first definition: the old records no longer match, all run, same table.
+  write("ident-base.yaml", kBase);
+  CHECK(run(sweep_text).ran == 4);
+  CHECK(slurp(out / "sweep.csv") == first);
+}
+
+TEST_CASE("sweep.csv never outlives the points it describes", "[sweep]") {
+  write("base.yaml", kBase);
+  const auto spec = sweep::load_sweep(write("stale.yaml", "name: stale\nbase: base.yaml\nseeds: [1, 2]\n"));
+  const fs::path out = scratch() / "stale-out";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  REQUIRE(sweep::run_sweep(spec, options).ran == 2);
+  REQUIRE(fs::exists(out / "sweep.csv"));
+  // While points run, there is no table: a sweep killed now leaves none that could be stale.
+  fs::remove(sweep::point_directory(out, 1) / "point.csv");
+  bool table_while_running = true;
+  options.on_point_done = [&](std::size_t, std::size_t, std::size_t) {
+    table_while_running = fs::exists(out / "sweep.csv");
+  };
+  CHECK(sweep::run_sweep(spec, options).ran == 1);
+  CHECK_FALSE(table_while_running);
+  CHECK(fs::exists(out / "sweep.csv"));
+}
+
+TEST_CASE("a failing point is recorded, reported, and the others go on", "[sweep]") {
   write("base.yaml", kBase);
   write("bad-topology.yaml", R"(name: disconnected
 model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
@@ -150,12 +215,21 @@ grid:
   const fs::path out = scratch() / "fail-out";
   sweep::SweepOptions options;
   options.output_dir = out;
+  std::vector<std::string> reported;
+  options.on_point_failed = [&](const sweep::SweepPoint& p, const std::string& error) {
+    reported.push_back(std::to_string(p.index) + ": " + error);
+  };
   auto outcome = sweep::run_sweep(spec, options);
   CHECK(outcome.ran == 2);
   CHECK(outcome.failed == 1);
+  CHECK(outcome.table.failed == 1);
+  CHECK(outcome.table.missing == 0);
+  REQUIRE(reported.size() == 1);
+  CHECK_THAT(reported[0], Catch::StartsWith("0: no route from a to c"));
   CHECK_THAT(slurp(sweep::point_directory(out, 0) / "error.txt"), Catch::Contains("no route from a to c"));
+  // A point that failed before running still records its identity.
+  CHECK(slurp(sweep::point_directory(out, 0) / "scenario.yaml") == scenario::resolved_yaml(spec.points[0].scenario));
   CHECK(fs::exists(sweep::point_directory(out, 1) / "summary.json"));
-  sweep::write_sweep_table(spec, out);
   const std::string table = slurp(out / "sweep.csv");
   CHECK_THAT(table, Catch::Contains("\n0,1,s2,failed,no route from a to c"));
   CHECK_THAT(table, Catch::Contains("\n1,1,s1,ok,,"));
@@ -163,4 +237,86 @@ grid:
   outcome = sweep::run_sweep(spec, options);
   CHECK(outcome.ran == 1);
   CHECK(outcome.skipped == 1);
+}
+
+TEST_CASE("a point that cannot be written is reported with its reason", "[sweep]") {
+  write("base.yaml", kBase);
+  const auto spec = sweep::load_sweep(write("unwritable.yaml", "name: unwritable\nbase: base.yaml\nseeds: [1, 2]\n"));
+  const fs::path out = scratch() / "unwritable-out";
+  fs::create_directories(out / "points");
+  std::ofstream(out / "points" / "0001") << "a file where the point's directory belongs";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  std::string reported;
+  options.on_point_failed = [&](const sweep::SweepPoint&, const std::string& error) { reported = error; };
+  const auto outcome = sweep::run_sweep(spec, options);
+  CHECK(outcome.failed == 1);
+  CHECK_THAT(reported, Catch::Contains("points/0001 exists and is not a directory"));
+  CHECK(outcome.table.missing == 1);
+  CHECK_THAT(slurp(out / "sweep.csv"), Catch::Contains("\n1,2,missing,"));
+}
+
+TEST_CASE("shards write disjoint points under a shared lock and a merge counts what is missing or failed", "[sweep]") {
+  write("base.yaml", kBase);
+  const auto spec = sweep::load_sweep(write("sharded.yaml", "name: sharded\nbase: base.yaml\nseeds: [1, 2, 3, 4, 5]\n"));
+  const fs::path out = scratch() / "sharded-out";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  options.shard = sweep::Shard{1, 2};
+  // Shard 2 of the same sweep is running: its shared lock lets shard 1 in.
+  fs::create_directories(out);
+  {
+    const output::DirectoryLock other_shard(out, output::DirectoryLock::Mode::shared, "shard 2/2 of sweep sharded");
+    const auto outcome = sweep::run_sweep(spec, options);
+    CHECK(outcome.ran == 3);  // points 0, 2, 4
+    CHECK_FALSE(fs::exists(out / "sweep.csv"));
+    // ... but not a merge or a whole sweep, which would read or write its points.
+    CHECK_THROWS_AS(sweep::merge_sweep(spec, out), output::DirectoryInUse);
+    sweep::SweepOptions whole = options;
+    whole.shard.reset();
+    CHECK_THROWS_WITH(sweep::run_sweep(spec, whole), Catch::Contains("is in use by another pssim (PID " +
+                                                                     std::to_string(::getpid())) &&
+                                                         Catch::Contains("shard 2/2 of sweep sharded"));
+  }
+  auto counts = sweep::merge_sweep(spec, out);
+  CHECK(counts.missing == 2);
+  options.shard = sweep::Shard{2, 2};
+  CHECK(sweep::run_sweep(spec, options).ran == 2);
+  counts = sweep::merge_sweep(spec, out);
+  CHECK(counts.missing == 0);
+  CHECK(counts.failed == 0);
+  CHECK_FALSE(fs::exists(out / ".pssim.lock"));
+  // A point locked by another writer fails with its holder's name; the others run.
+  fs::remove(sweep::point_directory(out, 1) / "point.csv");
+  fs::remove(sweep::point_directory(out, 3) / "point.csv");
+  {
+    const output::DirectoryLock busy(sweep::point_directory(out, 3), output::DirectoryLock::Mode::exclusive,
+                                     "pssim run of something else");
+    std::string reported;
+    options.on_point_failed = [&](const sweep::SweepPoint&, const std::string& error) { reported = error; };
+    const auto outcome = sweep::run_sweep(spec, options);
+    CHECK(outcome.ran == 2);
+    CHECK(outcome.failed == 1);
+    CHECK_THAT(reported, Catch::Contains("points/0003 is in use") && Catch::Contains("pssim run of something else"));
+  }
+  CHECK(sweep::merge_sweep(spec, out).missing == 1);
+}
+
+TEST_CASE("a sweep removes the temporaries of a killed one, and nothing else", "[sweep]") {
+  write("base.yaml", kBase);
+  const auto spec = sweep::load_sweep(write("tmp.yaml", "name: tmp\nbase: base.yaml\n"));
+  const fs::path out = scratch() / "tmp-out";
+  const fs::path point = sweep::point_directory(out, 0);
+  fs::create_directories(point);
+  for (const fs::path& p : {out / "sweep.csv.tmp.4242.0", point / "metrics.csv.tmp.4242.3",
+                            point / "point.csv.tmp.4242.7", out / "notes.txt", point / "notes.tmp.1.2"})
+    std::ofstream(p) << "x";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  REQUIRE(sweep::run_sweep(spec, options).ran == 1);
+  CHECK_FALSE(fs::exists(out / "sweep.csv.tmp.4242.0"));
+  CHECK_FALSE(fs::exists(point / "metrics.csv.tmp.4242.3"));
+  CHECK_FALSE(fs::exists(point / "point.csv.tmp.4242.7"));
+  CHECK(fs::exists(out / "notes.txt"));
+  CHECK(fs::exists(point / "notes.tmp.1.2"));
 }
