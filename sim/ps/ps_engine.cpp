@@ -49,14 +49,20 @@ PsEngine::PsEngine(Simulator& sim, net::Transport& transport, ComputeModel& comp
 }
 
 std::uint64_t PsEngine::new_message(const Message& m) {
+  const StoredMessage head{static_cast<std::uint32_t>(m.worker), static_cast<std::uint32_t>(m.shard), m.kind, m.version,
+                           m.clock};
+  std::size_t i;
   if (!free_messages_.empty()) {
-    const std::uint32_t i = free_messages_.back();
+    i = free_messages_.back();
     free_messages_.pop_back();
-    messages_[i] = m;
-    return i;
+    messages_[i] = head;
+  } else {
+    i = messages_.size();
+    messages_.push_back(head);
+    if (math_) message_refs_.emplace_back();
   }
-  messages_.push_back(m);
-  return messages_.size() - 1;
+  if (math_) message_refs_[i] = {m.slice, m.gradient, m.computed_on};
+  return i;
 }
 
 void PsEngine::start() {
@@ -99,8 +105,14 @@ void PsEngine::finish() {
 // ---- messages ------------------------------------------------------------------------------
 
 void PsEngine::on_delivered(std::uint64_t tag) {
-  const Message m = std::move(messages_[tag]);  // the pool slot must not keep slices alive
-  messages_[tag] = {};
+  const StoredMessage& head = messages_[tag];
+  Message m{head.kind, head.worker, head.shard, head.version, head.clock, nullptr, nullptr, nullptr};
+  if (math_) {  // the pool slot must not keep slices alive
+    StoredRefs& refs = message_refs_[tag];
+    m.slice = std::move(refs.slice);
+    m.gradient = std::move(refs.gradient);
+    m.computed_on = std::move(refs.computed_on);
+  }
   free_messages_.push_back(static_cast<std::uint32_t>(tag));
   if (m.kind == Message::Kind::Pull) receive_pull(m);
   else receive_push(m);
