@@ -42,24 +42,21 @@ std::uint32_t FlowNetwork::new_message() {
 void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) {
   if (!(bytes >= 0) || !std::isfinite(bytes)) throw std::invalid_argument("message size must be finite and >= 0");
   close_bins();
+  ResourceId route[kMaxRouteLength];
+  TimeNs latency = 0;
+  const std::size_t hops = topology_.route_into(src, dst, route, latency);
   const std::uint32_t m = new_message();
   Message& msg = messages_pool_[m];
-  TimeNs latency = 0;
-  try {
-    msg.route_length = static_cast<std::uint8_t>(topology_.route_into(src, dst, msg.route, latency));
-  } catch (...) {
-    free_messages_.push_back(m);
-    throw;
-  }
   msg.sink = sink;
   msg.tag = tag;
   msg.seq = next_seq_++;
   msg.bytes = bytes;
-  msg.completed = false;
+  msg.src = src;
+  msg.dst = dst;
   ++messages_;
   bytes_sent_ += bytes;
   Message* p = &msg;
-  if (msg.route_length == 0 || bytes == 0)
+  if (hops == 0 || bytes == 0)
     sim_.schedule_after(latency, [p] { p->network->deliver(p->index); });
   else
     sim_.schedule_after(latency, [p] { p->network->start_flow(p->index); });
@@ -68,14 +65,16 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
 void FlowNetwork::start_flow(std::uint32_t m) {
   close_bins();
   Message& msg = messages_pool_[m];
-  msg.flow = solver_.add_flow({msg.route, msg.route_length});
+  ResourceId route[kMaxRouteLength];
+  TimeNs latency = 0;
+  const std::size_t hops = topology_.route_into(msg.src, msg.dst, route, latency);  // as at send: O(hops)
+  msg.flow = solver_.add_flow({route, hops});
   if (message_of_flow_.size() <= msg.flow) message_of_flow_.resize(msg.flow + 1);
   message_of_flow_[msg.flow] = m;
-  msg.remaining = msg.bytes;
   ++flows_started_;
-  for (std::size_t i = 0; i < msg.route_length; ++i) {
-    const auto count = ++active_per_resource_[msg.route[i]];
-    if (flow_count_listener_) flow_count_listener_(msg.route[i], count);
+  for (std::size_t i = 0; i < hops; ++i) {
+    const auto count = ++active_per_resource_[route[i]];
+    if (flow_count_listener_) flow_count_listener_(route[i], count);
   }
   request_solve();
 }
@@ -128,10 +127,11 @@ void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::Resou
                                      MaxMinSolver::ResourceId to) {
   Message& msg = messages_pool_[message_of_flow_[f]];
   if (!meters_.empty()) move_between_groups(msg, from, to);
+  double remaining = msg.bytes;  // a flow without a group has not moved yet
   if (from != MaxMinSolver::kNone) {
     Group& g = groups_[from];
     advance(g);
-    msg.remaining = std::max(0.0, msg.finish - g.v);
+    remaining = std::max(0.0, msg.finish - g.v);
     ++msg.epoch;  // its entry in the old group's heap is now stale
     if (--g.members == 0) {
       g.v = 0;  // nobody measures against it: restart the counter (keeps precision)
@@ -142,9 +142,9 @@ void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::Resou
   if (to != MaxMinSolver::kNone) {
     Group& g = groups_[to];
     advance(g);
-    msg.finish = g.v + msg.remaining;
+    msg.finish = g.v + remaining;
     ++g.members;
-    g.heap.push({msg.finish, msg.seq, msg.index, msg.epoch});
+    g.heap.push({msg.finish, msg.index, msg.epoch});
     if (!group_dirty_[to]) group_dirty_[to] = true, dirty_groups_.push_back(to);
   }
 }
@@ -171,8 +171,8 @@ void FlowNetwork::footprint_add(Footprint& f, std::uint32_t meter, int delta) {
 // Flow `msg` leaves group `from` and joins group `to` (either may be kNone): the recorded
 // directions it crosses now carry its new rate instead of its old one.
 void FlowNetwork::move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to) {
-  for (std::size_t k = 0; k < msg.route_length; ++k) {
-    const std::uint32_t i = meter_of_[msg.route[k]];
+  for (const ResourceId r : solver_.route(msg.flow)) {
+    const std::uint32_t i = meter_of_[r];
     if (i == kNoMeter) continue;
     Meter& m = meters_[i];
     advance(m);
@@ -236,39 +236,37 @@ void FlowNetwork::complete_due_flows() {
       // The whole group ends (symmetric flows end together): one pass instead of a pop
       // per member. The same members as popping; done_ is sorted below either way.
       for (const HeapItem& item : g.heap.items) {
-        Message& msg = messages_pool_[item.message];
+        const Message& msg = messages_pool_[item.message];
         if (item.epoch != msg.epoch) continue;
-        msg.completed = true;
-        done.emplace_back(item.seq, item.message);
+        done.emplace_back(msg.seq, item.message);
       }
       g.heap.clear();
     }
     while (!g.heap.empty()) {
       const HeapItem top = g.heap.top();
-      Message& msg = messages_pool_[top.message];
+      const Message& msg = messages_pool_[top.message];
       if (top.epoch != msg.epoch) {
         g.heap.pop();
         continue;
       }
       if (!ends_now(top.finish)) break;
       g.heap.pop();
-      msg.completed = true;
-      done.emplace_back(top.seq, top.message);
+      done.emplace_back(msg.seq, top.message);
     }
     if (!group_dirty_[d.group]) group_dirty_[d.group] = true, dirty_groups_.push_back(d.group);
   }
   std::sort(done.begin(), done.end());
   for (const auto& [seq, m] : done) {
     const Message& msg = messages_pool_[m];
+    const auto route = solver_.route(msg.flow);
     if (!meters_.empty()) {
       // The flow ends within a nanosecond of transfer of its exact end: its meters count
       // what the group says it moved; make that its exact size.
       const double unmoved = msg.finish - groups_[solver_.bottleneck(msg.flow)].v;
-      for (std::size_t i = 0; i < msg.route_length; ++i)
-        if (const std::uint32_t k = meter_of_[msg.route[i]]; k != kNoMeter) meters_[k].bytes += unmoved;
+      for (const ResourceId r : route)
+        if (const std::uint32_t k = meter_of_[r]; k != kNoMeter) meters_[k].bytes += unmoved;
     }
-    for (std::size_t i = 0; i < msg.route_length; ++i) {
-      const ResourceId r = msg.route[i];
+    for (const ResourceId r : route) {
       resource_bytes_[r] += msg.bytes;
       const auto count = --active_per_resource_[r];
       if (flow_count_listener_) flow_count_listener_(r, count);
@@ -279,11 +277,17 @@ void FlowNetwork::complete_due_flows() {
   schedule_next_completion();
   // Deliveries only schedule events, so done_ cannot change under this loop.
   for (const auto& [seq, m] : done) deliver(m);
+  release_if_large(done);
+}
+
+// A group of a million flows may end at once; its list need not outlive the moment.
+void FlowNetwork::release_if_large(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v) {
+  if (v.capacity() > 4096) std::vector<std::pair<std::uint64_t, std::uint32_t>>().swap(v);
 }
 
 double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {
   const ResourceId b = solver_.bottleneck(msg.flow);
-  if (b == MaxMinSolver::kNone) return msg.bytes - msg.remaining;  // joined no group yet
+  if (b == MaxMinSolver::kNone) return 0;  // joined no group yet
   const Group& g = groups_[b];
   const double v = g.v + g.level * to_seconds(t - g.updated);
   return std::clamp(msg.bytes - (msg.finish - v), 0.0, msg.bytes);

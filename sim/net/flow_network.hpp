@@ -79,30 +79,31 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::size_t active_flows() const { return solver_.active_flows(); }
 
  private:
+  // 80 bytes; a run holds one per message in flight (a sync round: 2 per worker and shard).
   struct Message {
     MessageSink* sink = nullptr;
+    FlowNetwork* network = nullptr;  // events point at messages
     std::uint64_t tag = 0;
     std::uint64_t seq = 0;  // send order: deterministic delivery order for simultaneous ends
     double bytes = 0;
-    ResourceId route[kMaxRouteLength];
-    std::uint8_t route_length = 0;
-    MaxMinSolver::FlowId flow = 0;
-    double remaining = 0;    // bytes left when it joined its current group
     double finish = 0;       // group V at which it completes
+    NodeId src = 0, dst = 0;  // the route is in the solver while the flow runs
+    MaxMinSolver::FlowId flow = 0;
     std::uint32_t epoch = 0; // invalidates stale group-heap entries
     std::uint32_t index = 0; // own position in the pool
-    bool completed = false;
-    FlowNetwork* network = nullptr;
   };
+  // Equal finishes are ordered by message index, not send order: every member that ends
+  // at a completion event is collected whatever the order, and deliveries are sorted by
+  // send order anyway. 16 bytes: a group holds one per member.
   struct HeapItem {
     double finish;
-    std::uint64_t seq;
     std::uint32_t message;
     std::uint32_t epoch;
-    bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : seq > o.seq; }
+    bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : message > o.message; }
   };
-  // A binary min-heap on a vector whose capacity survives clear() (no allocation when a
-  // group empties and fills again, as every group does each round). `max_finish` is the
+  // A binary min-heap on a vector whose capacity survives clear() up to 4,096 entries (no
+  // allocation when a small group empties and fills again, as every group does each
+  // round; a group of a million members gives its 16 MB back). `max_finish` is the
   // largest finish pushed since the last clear(): an upper bound of the live entries'
   // finishes, which tells when a whole group ends at once.
   struct MinHeap {
@@ -120,7 +121,8 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
       items.pop_back();
     }
     void clear() {
-      items.clear();
+      if (items.capacity() > 4096) std::vector<HeapItem>().swap(items);
+      else items.clear();
       max_finish = 0;
     }
   };
@@ -169,6 +171,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   void move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to);
   static void footprint_add(Footprint& f, std::uint32_t meter, int delta);
   double moved_at(const Message& m, TimeNs t) const;  // bytes of in-progress m moved by t
+  void release_if_large(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v);
 
   Simulator& sim_;
   const Topology& topology_;
@@ -192,7 +195,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::vector<double> resource_bytes_;  // completed flows only, until finish()
 
   FlowCountListener flow_count_listener_;
-  std::vector<std::size_t> active_per_resource_;  // flows started and not ended
+  std::vector<std::uint32_t> active_per_resource_;  // flows started and not ended
   // Utilization recording (empty when off).
   TimeNs bin_start_ = 0;
   std::vector<ResourceId> recorded_;

@@ -9,7 +9,7 @@ namespace {
 using VT = ValueType;
 
 // Limits that keep a typo from asking for absurd resources; far above real clusters.
-constexpr double kMaxWorkers = 100'000;
+constexpr double kMaxWorkers = 10'000'000;
 constexpr double kMaxServers = 10'000;
 constexpr double kMaxParams = 1e11;
 constexpr double kMaxBatch = 1'000'000;
