@@ -166,7 +166,9 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads) : scenario
   check_connected();
 
   network_ = std::make_unique<net::FlowNetwork>(sim_, topology_);
-  network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts));
+  network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts),
+                               s.output.utilization_max_values ? static_cast<std::size_t>(*s.output.utilization_max_values)
+                                                               : net::UtilizationSeries::kDefaultMaxValues);
   compute_ = std::make_unique<ps::ComputeModel>(compute_spec(s.cluster.workers),
                                                 static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
   config_ = protocol_config(s, flops_per_sample_);

@@ -152,6 +152,7 @@ struct CompressionConfig {
 
 struct OutputConfig {
   TimeNs utilization_interval = 10 * kMillisecond;  ///< bin width of link_utilization.csv
+  std::optional<std::int64_t> utilization_max_values;  ///< bins x links kept (then bins merge); none: default
   bool trace = false;                                ///< write trace.json
 };
 

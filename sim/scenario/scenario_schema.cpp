@@ -379,7 +379,13 @@ SchemaPtr compression_schema() {
 
 SchemaPtr output_schema() {
   return map_of({optional("utilization_interval", scalar_above(VT::Duration, 0), "10ms",
-                          "Bin width of the per-link utilization time series (link_utilization.csv)."),
+                          "Bin width of the per-link utilization time series (link_utilization.csv); a long run "
+                          "may use a power-of-two multiple of it (see utilization_max_values)."),
+                 omittable("utilization_max_values", scalar(VT::Count, 16, 1e10),
+                           "Most utilization values kept (bins x recorded link directions, 4 bytes each). A run "
+                           "that would record more merges pairs of adjacent bins into one, doubling the bin width, "
+                           "as often as needed, so the series always covers the whole run; link_utilization.csv "
+                           "shows the bins used. Absent: 4194304 (4M; about 150 MB of CSV)."),
                  optional("trace", scalar(VT::Bool), "false",
                           "Write trace.json (Chrome trace events, for Perfetto): every worker's states, server "
                           "applies, active flows per link. Large for long runs.")});

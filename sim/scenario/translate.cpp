@@ -446,6 +446,8 @@ Scenario translate(ConfigNode& resolved) {
   s.compression = read_compression(resolved.at("compression"), s);
   s.output.utilization_interval = as_duration(resolved.at("output").at("utilization_interval"));
   s.output.trace = as_bool(resolved.at("output").at("trace"));
+  if (const ConfigNode* max = resolved.at("output").find("utilization_max_values"))
+    s.output.utilization_max_values = as_count(*max);
   return s;
 }
 

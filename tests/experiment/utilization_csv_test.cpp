@@ -7,8 +7,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "sim/experiment/experiment.hpp"
 #include "sim/experiment/utilization_csv.hpp"
 #include "sim/net/topology_builders.hpp"
+#include "sim/scenario/load_scenario.hpp"
 
 using namespace pssim;
 
@@ -47,4 +49,22 @@ TEST_CASE("link_utilization.csv lists every bin of every recorded direction", "[
         "0.001,switch -> h1,0.5\n"
         "0.002,h0 -> switch,0\n"
         "0.002,switch -> h1,0\n");
+}
+
+TEST_CASE("output.utilization_max_values bounds the series, which still covers the run", "[utilization_csv]") {
+  // sharded-sync (16 workers, 8 servers: 48 link directions, all recorded), 20 rounds of
+  // 168.6 ms: 3.37 s, 338 bins of 10 ms = 16,224 values. With room for 2,000 values
+  // (41 bins) the bins merge 4 times: 160 ms, 22 bins.
+  const auto scenario =
+      scenario::load_scenario_file(std::string(PSSIM_SOURCE_DIR) + "/scenarios/timing/sharded-sync.yaml",
+                                   {{"output.utilization_max_values=2000"}, {}})
+          .scenario;
+  experiment::Experiment e(scenario);
+  const auto stats = e.run(nullptr);
+  const auto& u = e.network().link_utilization();
+  CHECK(u.links() == 48);
+  CHECK(u.merges() == 4);
+  CHECK(u.bin() == 160 * kMillisecond);
+  CHECK(u.bins() * u.links() <= 2000);
+  CHECK(u.bins() == static_cast<std::size_t>((stats.sim_time + u.bin() - 1) / u.bin()));
 }
