@@ -11,17 +11,20 @@ import torch.nn.functional as F
 
 
 class MaskDropout(nn.Module):
-    """Dropout with a given scaled keep-mask [B, features] (pssim's exported mask), so
-    PyTorch sees exactly the units pssim dropped. Without a mask: ordinary nn.Dropout."""
+    """Dropout with a given scaled keep-mask [B, features] (pssim's exported mask, for
+    dropout2d a channel's value repeated over its pixels), so PyTorch sees exactly the
+    units pssim dropped. Without a mask: ordinary nn.Dropout, or nn.Dropout2d (whole
+    channels) when `channels`."""
 
-    def __init__(self, p):
+    def __init__(self, p, channels=False):
         super().__init__()
         self.p = p
+        self.channels = channels
         self.mask = None
 
     def forward(self, x):
         if self.mask is None:
-            return F.dropout(x, self.p, self.training)
+            return (F.dropout2d if self.channels else F.dropout)(x, self.p, self.training)
         return x * self.mask.reshape(x.shape)
 
 
@@ -47,8 +50,8 @@ class Sequential(nn.Module):
                 m = nn.MaxPool2d(layer["kernel"], layer["stride"])
             elif kind == "relu":
                 m = nn.ReLU()
-            elif kind == "dropout":
-                m = MaskDropout(layer["p"])
+            elif kind in ("dropout", "dropout2d"):
+                m = MaskDropout(layer["p"], channels=kind == "dropout2d")
                 self.dropouts[f"layers.{i}"] = m
             elif kind == "flatten":
                 m = nn.Flatten()

@@ -1,4 +1,4 @@
-// Parameter-free element-wise layers: ReLU, Dropout, Flatten. Shapes are unchanged except
+// Parameter-free element-wise layers: ReLU, Dropout, Dropout2d, Flatten. Shapes are unchanged except
 // Flatten's [C, H, W] -> [C*H*W, 1, 1], which moves no data (NCHW is already flat).
 #pragma once
 
@@ -28,6 +28,30 @@ class Dropout final : public Layer<Real> {
   /// Throws std::invalid_argument unless 0 <= p < 1.
   Dropout(Shape3 in, double p, std::uint64_t layer_index);
   std::string kind() const override { return "dropout"; }
+  std::size_t scratch_size(std::int64_t batch) const override {
+    return std::size_t(batch * this->in_shape().numel());
+  }
+  void forward(const LayerIo<Real>& io) const override;
+  void backward(const LayerIo<Real>& io) const override;
+  double p() const { return p_; }
+
+ private:
+  double p_;
+  std::uint64_t layer_index_;
+};
+
+/// Dropout2d (nn.Dropout2d): in training each channel of each sample is kept whole with
+/// probability 1 - p and scaled by 1 / (1 - p), or zeroed whole; evaluation is the
+/// identity. One Bernoulli draw per (sample, channel), in that order, from a Boost mt19937
+/// seeded by derive_seed(io.seed, "dropout2d", layer_index).
+/// Scratch: the scaled mask per element [B, numel] (a channel's value repeated over its
+/// H x W), read by backward and exported for the PyTorch cross-check.
+template <typename Real>
+class Dropout2d final : public Layer<Real> {
+ public:
+  /// Throws std::invalid_argument unless 0 <= p < 1.
+  Dropout2d(Shape3 in, double p, std::uint64_t layer_index);
+  std::string kind() const override { return "dropout2d"; }
   std::size_t scratch_size(std::int64_t batch) const override {
     return std::size_t(batch * this->in_shape().numel());
   }

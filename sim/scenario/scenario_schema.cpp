@@ -21,13 +21,14 @@ Field math_field() {
 }
 
 SchemaPtr layer_schema() {
-  return map_of({required("kind", enumeration({"conv2d", "max_pool2d", "relu", "dropout", "flatten", "linear"}),
-                          "Layer type."),
+  return map_of({required("kind",
+                          enumeration({"conv2d", "max_pool2d", "relu", "dropout", "dropout2d", "flatten", "linear"}),
+                          "Layer type. `dropout2d` zeroes whole channels (nn.Dropout2d), `dropout` single units."),
                  omittable("out", scalar(VT::Count, 1, 1e6), "conv2d: output channels; linear: output features."),
                  omittable("kernel", scalar(VT::Count, 1, 1024), "conv2d, max_pool2d: square kernel size."),
                  omittable("stride", scalar(VT::Count, 1, 1024), "conv2d: default 1; max_pool2d: default kernel."),
                  omittable("padding", scalar(VT::Count, 0, 1024), "conv2d: zero padding."),
-                 omittable("p", scalar(VT::Ratio, 0, 0.99), "dropout: probability of dropping."),
+                 omittable("p", scalar(VT::Ratio, 0, 0.99), "dropout, dropout2d: probability of dropping."),
                  omittable("name", scalar(VT::Name), "Tensor name prefix (default conv1, conv2 ... / fc1, fc2 ...).")});
 }
 
@@ -46,10 +47,13 @@ SchemaPtr model_schema() {
        {"cnn",
         "A convolutional network on images: a preset, or `layers` one by one (ending with a linear layer "
         "with one output per class).",
-        {omittable("preset", enumeration({"convnet-small", "mnist-net"}),
-                   "`convnet-small`: conv 1->3 k3, max-pool 3, linear 192->10 (1,960 parameters). `mnist-net`: "
-                   "conv 1->32 k3, ReLU, conv 32->64 k3, ReLU, max-pool 2, dropout 0.25, linear 9216->128, ReLU, "
-                   "dropout 0.5, linear 128->10 (1.2 M parameters, PyTorch's MNIST example)."),
+        {omittable("preset", enumeration({"convnet-small", "cnn", "mnist-net"}),
+                   "`convnet-small`: conv 1->3 k3, max-pool 3, ReLU, linear 192->10 (1,960 parameters; the ConvNet "
+                   "of the Ray / lithops parameter-server example). `cnn`: conv 1->32 k3, dropout2d 0.5, ReLU, "
+                   "conv 32->64 k3, dropout2d 0.75, max-pool 2, linear 9216->128, ReLU, linear 128->20, ReLU, "
+                   "linear 20->10 (1.2 M parameters; the parameter-server tutorials' second MNIST network). "
+                   "`mnist-net`: conv 1->32 k3, ReLU, conv 32->64 k3, ReLU, max-pool 2, dropout 0.25, linear "
+                   "9216->128, ReLU, dropout 0.5, linear 128->10 (1.2 M parameters, PyTorch's MNIST example)."),
          omittable("layers", list_of(layer_schema(), 1, 64), "The layers, in order (instead of `preset`)."),
          omittable("dropout", scalar(VT::Ratio, 0, 0.99), "Overrides every dropout probability of the preset."),
          math_field()}},

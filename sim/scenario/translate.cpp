@@ -58,7 +58,7 @@ ModelConfig read_model(const ConfigNode& node) {
   if (kind == "cnn") {
     const ConfigNode* preset = node.find("preset");
     const ConfigNode* layers = node.find("layers");
-    if (!preset == !layers) fail(node, "model.kind cnn needs either preset (convnet-small, mnist-net) or layers");
+    if (!preset == !layers) fail(node, "model.kind cnn needs either preset (convnet-small, cnn, mnist-net) or layers");
     if (preset) net.preset = as_text(*preset);
     if (layers)
       for (const auto& l : layers->items()) net.layers.push_back(read_layer(l));

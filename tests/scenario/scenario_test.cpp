@@ -116,7 +116,7 @@ protocol: {mode: async}
   CHECK(s.training.target_accuracy == Approx(0.8));
 
   CHECK(first_error(cnn, {{"model={kind: cnn}"}, {}}) ==
-        "<--set model={kind: cnn}>:1:7: error: model.kind cnn needs either preset (convnet-small, mnist-net) or layers");
+        "<--set model={kind: cnn}>:1:7: error: model.kind cnn needs either preset (convnet-small, cnn, mnist-net) or layers");
   CHECK(first_error(cnn, {{"model={kind: lstm-lm}"}, {}}) ==
         "s.yaml:3:14: error: an lstm-lm trains on text: data.kind text or synthetic-text");
   CHECK(first_error(cnn, {{"model={kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}"}, {}}) ==
