@@ -184,6 +184,7 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads) : scenario
                      : lr.staleness == scenario::LearningRateRules::Staleness::InversePlusOne
                          ? ps::LearningRatePolicy::Staleness::InversePlusOne
                          : ps::LearningRatePolicy::Staleness::None;
+    m.lr.staleness_coefficient = lr.staleness_coefficient;
     if (lr.linear_scaling)
       m.lr.scale = static_cast<double>(s.cluster.workers.count * s.data.batch_size()) / static_cast<double>(lr.base_batch);
     m.lr.warmup_updates = lr.warmup_updates;

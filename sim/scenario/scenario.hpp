@@ -49,6 +49,7 @@ struct StopConfig {
 /// How the learning rate of an update adapts to staleness and scale.
 struct LearningRateRules {
   enum class Staleness { None, Inverse, InversePlusOne } staleness = Staleness::None;
+  double staleness_coefficient = 1;  ///< c of InversePlusOne: lr / (1 + c tau)
   bool linear_scaling = false;     ///< Goyal et al.: lr x global batch / base_batch
   std::int64_t base_batch = 64;
   std::int64_t warmup_updates = 0;  ///< ramp from lr to the scaled lr over this many updates

@@ -174,7 +174,10 @@ SchemaPtr training_schema() {
        optional("stop_at_target", scalar(VT::Bool), "false", "End the run when target_accuracy is reached."),
        optional("staleness_lr", enumeration({"none", "inverse", "inverse-plus-one"}), "none",
                 "Staleness-aware learning rate for async and SSP (Zhang et al. 2016): a gradient of staleness "
-                "tau is applied with lr / tau (`inverse`, tau >= 1) or lr / (1 + tau)."),
+                "tau is applied with lr / tau (`inverse`, tau >= 1) or lr / (1 + c tau) (`inverse-plus-one`, c = "
+                "staleness_lr_coefficient)."),
+       omittable("staleness_lr_coefficient", scalar(VT::Real, 0, 1e6),
+                 "c of `inverse-plus-one`: lr / (1 + c tau). Absent: 1. The parameter-server tutorials use 0.1."),
        section("lr_scaling",
                map_of({optional("rule", enumeration({"none", "linear"}), "none",
                                 "`linear` (Goyal et al. 2017): lr x (workers x batch_size) / base_batch."),

@@ -188,6 +188,11 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
   t.lr.staleness = staleness == "inverse"            ? LearningRateRules::Staleness::Inverse
                    : staleness == "inverse-plus-one" ? LearningRateRules::Staleness::InversePlusOne
                                                      : LearningRateRules::Staleness::None;
+  if (const ConfigNode* c = node.find("staleness_lr_coefficient")) {
+    if (staleness != "inverse-plus-one")
+      fail(*c, "training.staleness_lr_coefficient is the c of staleness_lr: inverse-plus-one (lr / (1 + c tau))");
+    t.lr.staleness_coefficient = as_real(*c);
+  }
   const ConfigNode& scaling = node.at("lr_scaling");
   t.lr.linear_scaling = as_text(scaling.at("rule")) == "linear";
   t.lr.base_batch = as_count(scaling.at("base_batch"));

@@ -132,3 +132,16 @@ TEST_CASE("results are bit-identical for any number of threads", "[anchor]") {
   CHECK(run_params(text, two_servers, 2) == one);
   CHECK(run_params(text, two_servers, 4) == one);
 }
+
+TEST_CASE("staleness-aware rate lr / (1 + c tau): c = 1 is inverse-plus-one, c = 0 no scaling", "[anchor]") {
+  const std::string text = scenario_text("{kind: mlp, hidden: [16]}", "{mode: async}", 4, 8, 12);
+  const auto plus_one = run_params(text, {"training.staleness_lr=inverse-plus-one"});
+  CHECK(run_params(text, {"training.staleness_lr=inverse-plus-one", "training.staleness_lr_coefficient=1"}) ==
+        plus_one);
+  CHECK(run_params(text, {"training.staleness_lr=inverse-plus-one", "training.staleness_lr_coefficient=0"}) ==
+        run_params(text));
+  const auto tenth =
+      run_params(text, {"training.staleness_lr=inverse-plus-one", "training.staleness_lr_coefficient=0.1"});
+  CHECK(tenth != plus_one);  // four async workers: gradients are stale
+  CHECK(tenth != run_params(text));
+}
