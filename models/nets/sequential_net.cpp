@@ -93,7 +93,7 @@ SequentialNet<Real>::SequentialNet(const std::vector<LayerSpec>& specs, Shape3 i
     } else if (s.kind == "dropout") {
       layer = std::make_unique<Dropout<Real>>(shape, s.p, std::uint64_t(dropouts++));
     } else if (s.kind == "dropout2d") {
-      layer = std::make_unique<Dropout2d<Real>>(shape, s.p, std::uint64_t(dropouts++));
+      layer = std::make_unique<Dropout<Real>>(shape, s.p, std::uint64_t(dropouts++), true);
     } else if (s.kind == "flatten") {
       layer = std::make_unique<Flatten<Real>>(shape);
     } else if (s.kind == "linear") {
@@ -289,8 +289,6 @@ std::string SequentialNet<Real>::manifest_json() const {
       s += fmt::format(", \"kernel\": {}, \"stride\": {}", p->kernel(), p->stride());
     } else if (auto* d = dynamic_cast<const Dropout<Real>*>(&l)) {
       s += fmt::format(", \"p\": {}", d->p());
-    } else if (auto* d2 = dynamic_cast<const Dropout2d<Real>*>(&l)) {
-      s += fmt::format(", \"p\": {}", d2->p());
     }
     s += "}";
   }

@@ -101,7 +101,7 @@ TEST_CASE("relu and dropout by hand", "[known-answer]") {
 TEST_CASE("dropout2d zeroes whole channels and scales the others", "[known-answer]") {
   // p = 0.75 over 2 samples x 1000 channels of 2x3 pixels: about 1500 channels zeroed, each
   // kept channel scaled by 4 in all 6 of its pixels.
-  Dropout2d<double> drop(Shape3{1000, 2, 3}, 0.75, 0);
+  Dropout<double> drop(Shape3{1000, 2, 3}, 0.75, 0, true);
   const std::size_t n = 2 * 6000;
   std::vector<double> x(n), out(n), mask(n);
   for (std::size_t i = 0; i < n; ++i) x[i] = 1.0 + double(i % 6);
@@ -124,7 +124,7 @@ TEST_CASE("dropout2d zeroes whole channels and scales the others", "[known-answe
   d.training = false;
   drop.forward(d);
   CHECK(out == x);
-  CHECK_THROWS_AS(Dropout2d<double>(Shape3{1, 1, 1}, 1.0, 0), std::invalid_argument);
+  CHECK_THROWS_WITH(Dropout<double>(Shape3{1, 1, 1}, 1.0, 0, true), Catch::Contains("dropout2d: probability 1"));
 }
 
 TEST_CASE("log_softmax_nll: equal logits give log(C) and softmax - onehot", "[known-answer]") {

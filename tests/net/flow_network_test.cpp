@@ -31,6 +31,18 @@ std::vector<HostSpec> hosts(int n, double bandwidth, TimeNs latency, const std::
 constexpr double MB = 1e6;
 constexpr double GBps = 1e9;
 
+// A message sent later: events capture one pointer, so the send's arguments live here.
+struct LaterSend {
+  FlowNetwork* net;
+  NodeId from, to;
+  double bytes;
+  Recorder* rec;
+  std::uint64_t tag;
+  void at(Simulator& sim, TimeNs time) {
+    sim.schedule_at(time, [this] { net->send(from, to, bytes, rec, tag); });
+  }
+};
+
 }  // namespace
 
 TEST_CASE("one flow takes latency + M / B", "[flow_network]") {
@@ -86,13 +98,8 @@ TEST_CASE("heterogeneous capacities and staggered starts", "[flow_network]") {
   Recorder rec(&sim);
   net.send(t.node("a"), t.node("r"), 6 * MB, &rec, 0);
   net.send(t.node("b"), t.node("r"), 6 * MB, &rec, 1);
-  struct Later {
-    FlowNetwork* net;
-    const Topology* t;
-    Recorder* rec;
-    void go() { net->send(t->node("c"), t->node("r"), 1 * MB, rec, 2); }
-  } later{&net, &t, &rec};
-  sim.schedule_at(4'000'000, [l = &later] { l->go(); });
+  LaterSend later{&net, t.node("c"), t.node("r"), 1 * MB, &rec, 2};
+  later.at(sim, 4'000'000);
   sim.run();
   CHECK(rec.arrived.at(1) == 3'000'000);
   CHECK(rec.arrived.at(2) == 4'500'000);
@@ -166,13 +173,8 @@ TEST_CASE("utilization follows every rate change, within and across bins", "[flo
   const auto route_b = t.route(t.node("h1"), t.node("h2")).resources;
   net.record_utilization(kMillisecond, {route_a[0], route_b[0], route_a[1]});
   net.send(t.node("h0"), t.node("h2"), 1.5 * MB, &rec, 0);
-  struct Later {
-    FlowNetwork* net;
-    const Topology* t;
-    Recorder* rec;
-    void go() { net->send(t->node("h1"), t->node("h2"), 1 * MB, rec, 1); }
-  } later{&net, &t, &rec};
-  sim.schedule_at(500'000, [l = &later] { l->go(); });
+  LaterSend later{&net, t.node("h1"), t.node("h2"), 1 * MB, &rec, 1};
+  later.at(sim, 500'000);
   sim.run_until(3 * kMillisecond);
   net.finish();
   CHECK(rec.arrived.at(0) == 2'500'000);
@@ -204,13 +206,8 @@ TEST_CASE("utilization of links crossed by a group follows the group's level", "
   net.record_utilization(kMillisecond, {h1_up, r_down});
   for (int i = 0; i < 3; ++i) net.send(t.node("h" + std::to_string(i)), t.node("r"), 1 * MB, &rec, i);
   net.send(t.node("h0"), t.node("s"), 1 * MB, &rec, 3);
-  struct Later {
-    FlowNetwork* net;
-    const Topology* t;
-    Recorder* rec;
-    void go() { net->send(t->node("s"), t->node("r"), 0.5 * MB, rec, 4); }
-  } later{&net, &t, &rec};
-  sim.schedule_at(1'500'000, [l = &later] { l->go(); });
+  LaterSend later{&net, t.node("s"), t.node("r"), 0.5 * MB, &rec, 4};
+  later.at(sim, 1'500'000);
   sim.run_until(4 * kMillisecond);
   net.finish();
   for (int i : {0, 1, 2, 4}) CHECK(rec.arrived.at(i) == 3'500'000);
