@@ -82,6 +82,7 @@ class MaxMinSolver {
   /// Level of a bottleneck resource, or 0 when no flow is bottlenecked there.
   double level(ResourceId r) const { return resources_[r].bottlenecked > 0 ? resources_[r].level : 0.0; }
   double capacity(ResourceId r) const { return resources_[r].capacity; }
+  /// Flow f's route; the span is valid until the next add_flow().
   std::span<const ResourceId> route(FlowId f) const;
   /// Flows currently crossing r (unordered).
   std::span<const FlowId> flows_at(ResourceId r) const { return resources_[r].flows; }
