@@ -23,7 +23,7 @@ namespace pssim::net {
 class UtilizationSeries {
  public:
   /// Default bound on bins x links: 4,194,304 values (16 MiB; a link_utilization.csv
-  /// of about 150 MB).
+  /// of about 120 MB).
   static constexpr std::size_t kDefaultMaxValues = std::size_t{1} << 22;
 
   UtilizationSeries() = default;

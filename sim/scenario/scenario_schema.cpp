@@ -392,7 +392,7 @@ SchemaPtr output_schema() {
                            "Most utilization values kept (bins x recorded link directions, 4 bytes each). A run "
                            "that would record more merges pairs of adjacent bins into one, doubling the bin width, "
                            "as often as needed, so the series always covers the whole run; link_utilization.csv "
-                           "shows the bins used. Absent: 4194304 (4M; about 150 MB of CSV)."),
+                           "shows the bins used. Absent: 4194304 (4M; about 120 MB of CSV)."),
                  optional("trace", scalar(VT::Bool), "false",
                           "Write trace.json (Chrome trace events, for Perfetto): every worker's states, server "
                           "applies, active flows per link. Large for long runs.")});
