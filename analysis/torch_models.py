@@ -11,27 +11,62 @@ import torch.nn.functional as F
 
 
 class MaskDropout(nn.Module):
-    """Dropout with a given scaled keep-mask [B, features] (pssim's exported mask), so
-    PyTorch sees exactly the units pssim dropped. Without a mask: ordinary nn.Dropout."""
+    """Dropout with a given scaled keep-mask [B, features] (pssim's exported mask, for
+    dropout2d a channel's value repeated over its pixels), so PyTorch sees exactly the
+    units pssim dropped. Without a mask: ordinary nn.Dropout, or nn.Dropout2d (whole
+    channels) when `channels`."""
 
-    def __init__(self, p):
+    def __init__(self, p, channels=False):
         super().__init__()
         self.p = p
+        self.channels = channels
         self.mask = None
 
     def forward(self, x):
         if self.mask is None:
-            return F.dropout(x, self.p, self.training)
+            return (F.dropout2d if self.channels else F.dropout)(x, self.p, self.training)
         return x * self.mask.reshape(x.shape)
+
+
+class NearTiePool(nn.Module):
+    """nn.MaxPool2d (first maximum wins) that can take the runner-up in windows whose two
+    largest values are within `rel` of each other: there float32 rounding may rank them the
+    other way, and the gradient then goes to the other pixel (an equally valid
+    subgradient). `near_ties()` counts such windows in the last forward; `flip` is a bit
+    mask over them, in the order near_ties() counts them."""
+
+    def __init__(self, kernel, stride, rel=1e-6):
+        super().__init__()
+        self.kernel, self.stride, self.rel = kernel, stride, rel
+        self.flip = 0
+        self.count = 0
+
+    def near_ties(self):
+        return self.count
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        cols = F.unfold(x.reshape(b * c, 1, h, w), self.kernel, stride=self.stride)  # [B*C, k*k, L]
+        top, order = cols.sort(dim=1, descending=True, stable=True)
+        near = ((top[:, 0] - top[:, 1]).abs() <= self.rel * top[:, 0].abs()) & (top[:, 0] != top[:, 1])
+        choice = order[:, 0].clone()
+        positions = near.nonzero().tolist()
+        self.count = len(positions)
+        for j, (r, l) in enumerate(positions):
+            if (self.flip >> j) & 1:
+                choice[r, l] = order[r, 1, l]
+        out = cols.gather(1, choice.unsqueeze(1)).squeeze(1)
+        return out.reshape(b, c, (h - self.kernel) // self.stride + 1, -1)
 
 
 class Sequential(nn.Module):
     """A pssim SequentialNet: layers in order, then log-softmax (NLL is the loss)."""
 
-    def __init__(self, manifest):
+    def __init__(self, manifest, near_tie_pools=False):
         super().__init__()
         self.steps = []
         self.dropouts = {}
+        self.pools = []  # the NearTiePool steps, with near_tie_pools
         for i, layer in enumerate(manifest["layers"]):
             kind = layer["kind"]
             if kind == "conv2d":
@@ -44,11 +79,15 @@ class Sequential(nn.Module):
                 self.add_module(layer["name"], m)
                 self.steps.append(lambda x: x.flatten(1))
             elif kind == "max_pool2d":
-                m = nn.MaxPool2d(layer["kernel"], layer["stride"])
+                if near_tie_pools:
+                    m = NearTiePool(layer["kernel"], layer["stride"])
+                    self.pools.append(m)
+                else:
+                    m = nn.MaxPool2d(layer["kernel"], layer["stride"])
             elif kind == "relu":
                 m = nn.ReLU()
-            elif kind == "dropout":
-                m = MaskDropout(layer["p"])
+            elif kind in ("dropout", "dropout2d"):
+                m = MaskDropout(layer["p"], channels=kind == "dropout2d")
                 self.dropouts[f"layers.{i}"] = m
             elif kind == "flatten":
                 m = nn.Flatten()
@@ -85,9 +124,9 @@ class LstmLM(nn.Module):
         return F.log_softmax(logits, dim=1), targets
 
 
-def build(manifest):
+def build(manifest, near_tie_pools=False):
     if manifest["kind"] == "sequential":
-        return Sequential(manifest)
+        return Sequential(manifest, near_tie_pools)
     if manifest["kind"] == "lstm_lm":
         return LstmLM(manifest)
     raise ValueError(f"unknown model kind {manifest['kind']}")

@@ -1,49 +1,101 @@
 #!/usr/bin/env bash
-# Sharded sync, N workers x 8 shards, worker NIC 10 Gbps, server NIC 25 Gbps, 4.8 MB model,
-# uneven compute, 10 rounds (SimGrid: 2 rounds at N = 4096, where it is slow): round end
-# times side by side, their largest relative difference, wall times and speed-up, and
-# pssim's flows/s, events/s and peak memory per N. Each run is its own process (SimGrid
-# allows one engine per process; peak memory is per run).
+# pssim against SimGrid 3.32's flow model on one workload: sharded sync, N workers x 8
+# shards on 8 servers, worker NICs 10 Gbps, server NICs 25 Gbps, 4.8 MB model, 10 rounds
+# (bench/sharded_sync_workload.hpp), in two variants: `equal` (every worker computes
+# 10 ms) and `uneven` (worker i computes 10 ms x (1 + 0.5 i / (N - 1))).
 #
-#   bench/compare_simgrid.sh [build dir, default build/release] [N ...]
-# Needs SimGrid for the comparison (scripts/install-deps.sh --simgrid); without it, prints
-# the pssim side only.
+# The pssim side is what a user runs: `pssim run` on bench/scenarios/simgrid-sharded-sync.yaml
+# with the default outputs (every CSV, summary), timed as a process. The library-level
+# program bench/pssim_sharded_sync (no scenario, no outputs) is an extra column. SimGrid
+# runs the same workload with the pure max-min model, in the same invocation. Each run is
+# its own process (SimGrid allows one engine per process; peak memory is per run).
+#
+#   bench/compare_simgrid.sh [--build DIR] [--workloads "equal uneven"] [N ...]
+#
+# Default N: 64 256 1024 (SimGrid takes 80 s at 1,024 workers). Larger N are optional
+# and slow on the SimGrid side: 2,048 takes ~500 s, and from 4,096 on SimGrid runs 2
+# rounds only (pssim is then timed on 2 rounds as well for the speed-up).
+# Columns: round end times compared (largest relative difference), wall times, speed-up
+# of `pssim run` over SimGrid, pssim's cost per round and peak RSS.
+# Needs SimGrid for the comparison (scripts/install-deps.sh --simgrid, then rebuild);
+# without it, prints the pssim side only.
 set -euo pipefail
-build=${1:-build/release}
-shift || true
-sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(64 128 256 512 1024 2048 4096)
-pssim="$build/bench/pssim_sharded_sync"
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build/release"
+workloads="equal uneven"
+sizes=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --workloads) workloads=$2; shift 2 ;;
+    *) sizes+=("$1"); shift ;;
+  esac
+done
+[ ${#sizes[@]} -gt 0 ] || sizes=(64 256 1024)
+pssim="$build/sim/cli/pssim"
+library="$build/bench/pssim_sharded_sync"
 simgrid="$build/bench/simgrid_sharded_sync"
 cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0 --log=root.thres:warning)
-[ -x "$pssim" ] || { echo "compare_simgrid.sh: build $pssim first (cmake --build --preset release)" >&2; exit 1; }
+[ -x "$pssim" ] && [ -x "$library" ] || { echo "compare_simgrid.sh: build pssim first (scripts/build.sh)" >&2; exit 1; }
 have_simgrid=0
 [ -x "$simgrid" ] && have_simgrid=1
-
-value() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf '%6s %6s %12s %12s %9s %12s %12s %12s %10s %12s\n' N rounds pssim_s simgrid_s speedup max_rel_diff \
-  pssim_s/round flows/s events/s peak_MB
-for n in "${sizes[@]}"; do
-  rounds=10
-  "$pssim" "$n" "$rounds" > "$tmp/p"
-  p_wall=$(value wall_s "$tmp/p")
-  s_wall=- speedup=- diff=- s_rounds=$rounds
-  if [ $have_simgrid = 1 ]; then
-    [ "$n" -ge 4096 ] && s_rounds=2
-    "$simgrid" "$n" "$s_rounds" "${cfg[@]}" > "$tmp/s" 2> "$tmp/s.err"
-    s_wall=$(value wall_s "$tmp/s")
-    # pssim's wall time for the same number of rounds: rerun if SimGrid ran fewer.
-    if [ "$s_rounds" != "$rounds" ]; then "$pssim" "$n" "$s_rounds" > "$tmp/p2"; cmp_wall=$(value wall_s "$tmp/p2"); else cmp_wall=$p_wall; fi
-    speedup=$(awk -v a="$s_wall" -v b="$cmp_wall" 'BEGIN {printf "%.1fx", a / b}')
-    diff=$(awk 'FNR == NR && $1 == "round" {p[$2] = $3; next}
-                $1 == "round" {d = ($3 - p[$2]) / $3; if (d < 0) d = -d; if (d > m) m = d}
-                END {printf "%.2e", m}' "$tmp/p" "$tmp/s")
+now() { date +%s%N; }
+seconds() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", (b - a) / 1e9}'; }
+# scenario WORKLOAD N: the scenario file for one run.
+scenario() {
+  local file="$tmp/$1-$2.yaml"
+  if [ "$1" = equal ]; then
+    sed "s/count: 64, throughput: 1GFLOPS}/count: $2, throughput: 1GFLOPS}/" "$root/bench/scenarios/simgrid-sharded-sync.yaml" > "$file"
+  else
+    local factors
+    factors=$(awk -v n="$2" 'BEGIN {for (i = 0; i < n; ++i) printf "%s%.17g", (i ? ", " : ""), 1 / (1 + (n > 1 ? 0.5 * i / (n - 1) : 0))}')
+    sed "s/count: 64, throughput: 1GFLOPS}/count: $2, throughput: 1GFLOPS, speed: {dist: list, factors: [$factors]}}/" \
+      "$root/bench/scenarios/simgrid-sharded-sync.yaml" > "$file"
   fi
-  printf '%6s %6s %12s %12s %9s %12s %12.4f %12.0f %10.0f %12.1f\n' "$n" "$rounds/$s_rounds" "$p_wall" "$s_wall" \
-    "$speedup" "$diff" "$(awk -v w="$p_wall" -v r="$rounds" 'BEGIN {print w / r}')" "$(value flows_per_s "$tmp/p")" \
-    "$(value events_per_s "$tmp/p")" "$(awk -v b="$(value peak_rss_bytes "$tmp/p")" 'BEGIN {print b / 1048576}')"
+  echo "$file"
+}
+# pssim_run FILE ROUNDS OUT: `pssim run` with default outputs; prints its wall seconds.
+pssim_run() {
+  local start end
+  start=$(now)
+  /usr/bin/time -f %M -o "$3.rss" "$pssim" run "$1" --set training.stop.updates="$2" -q -o "$3"
+  end=$(now)
+  seconds "$start" "$end"
+}
+
+echo "# $(uptime)"
+printf '%-7s %6s %6s %10s %9s %10s %9s %12s %10s %8s\n' workload N rounds pssim_run_s library_s simgrid_s speedup \
+  max_rel_diff ms/round peak_MB
+for w in $workloads; do
+  for n in "${sizes[@]}"; do
+    rounds=10
+    file=$(scenario "$w" "$n")
+    p_wall=$(pssim_run "$file" "$rounds" "$tmp/p")
+    start=$(now)
+    "$library" "$n" "$rounds" "$w" > "$tmp/lib"
+    l_wall=$(seconds "$start" "$(now)")
+    s_wall=- speedup=- diff=- s_rounds=$rounds
+    if [ $have_simgrid = 1 ]; then
+      [ "$n" -ge 4096 ] && s_rounds=2
+      start=$(now)
+      "$simgrid" "$n" "$s_rounds" "$w" "${cfg[@]}" > "$tmp/s" 2> "$tmp/s.err"
+      s_wall=$(seconds "$start" "$(now)")
+      # pssim's wall time for the same number of rounds: rerun if SimGrid ran fewer.
+      cmp_wall=$p_wall
+      [ "$s_rounds" != "$rounds" ] && cmp_wall=$(pssim_run "$file" "$s_rounds" "$tmp/p2")
+      speedup=$(awk -v a="$s_wall" -v b="$cmp_wall" 'BEGIN {printf "%.0fx", a / b}')
+      # Round end times: rounds.csv (round,end_s,...) against SimGrid's "round r end".
+      diff=$(awk -F'[ ,]' 'FNR == NR && FNR > 1 {p[$1] = $2; next}
+                           FNR != NR && $1 == "round" && ($2 in p) {d = ($3 - p[$2]) / $3; if (d < 0) d = -d; if (d > m) m = d}
+                           END {printf "%.2e", m}' "$tmp/p/rounds.csv" "$tmp/s")
+    fi
+    printf '%-7s %6s %6s %10s %9s %10s %9s %12s %10.2f %8.0f\n' "$w" "$n" "$rounds/$s_rounds" "$p_wall" "$l_wall" \
+      "$s_wall" "$speedup" "$diff" "$(awk -v w="$p_wall" -v r="$rounds" 'BEGIN {print 1000 * w / r}')" \
+      "$(awk -v k="$(cat "$tmp/p.rss")" 'BEGIN {print k / 1024}')"
+    rm -rf "$tmp/p" "$tmp/p2"
+  done
 done
 [ $have_simgrid = 1 ] || echo "(SimGrid not built: install it with scripts/install-deps.sh --simgrid and rebuild)"

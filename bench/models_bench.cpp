@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<Case> cases;
-  for (const char* p : {"convnet-small", "mnist-net", "mlp", "logreg"}) {
+  for (const char* p : {"convnet-small", "cnn", "mnist-net", "mlp", "logreg"}) {
     NetworkSpec s;
     s.preset = p;
     cases.push_back({p, s, 64, 0});

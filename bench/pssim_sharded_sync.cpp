@@ -1,6 +1,8 @@
-// pssim side of the SimGrid comparison: the workload of sharded_sync_workload.hpp on
-// pssim's flow network and sync protocol. Prints one line per round ("round <r> <end s>")
-// and the run's figures. Usage: pssim_sharded_sync <workers> <rounds>
+// The SimGrid comparison's workload (sharded_sync_workload.hpp) on pssim's flow network
+// and sync protocol, called as a library: no scenario, no outputs (bench/compare_simgrid.sh
+// times `pssim run` on the same workload, and shows this as an extra column). Prints one
+// line per round ("round <r> <end s>") and the run's figures.
+// Usage: pssim_sharded_sync <workers> <rounds> equal|uneven
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,11 +29,12 @@ struct RoundPrinter : pssim::protocol::Observer {
 int main(int argc, char** argv) {
   using namespace pssim;
   using namespace pssim::bench;
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s <workers> <rounds>\n", argv[0]);
+  if (argc != 4 || parse_workload(argv[3]) < 0) {
+    std::fprintf(stderr, "usage: %s <workers> <rounds> equal|uneven\n", argv[0]);
     return 2;
   }
   const int n = std::atoi(argv[1]), rounds = std::atoi(argv[2]);
+  const bool uneven = parse_workload(argv[3]) == 1;
   if (n < 1 || rounds < 1) return 2;
   const TimeNs latency = seconds_to_ns(kLatencySeconds);
   std::vector<net::HostSpec> hosts;
@@ -46,7 +49,7 @@ int main(int argc, char** argv) {
   compute::ComputeSpec spec;
   spec.speed = compute::ComputeSpec::Speed::List;
   spec.throughput = 1.0;  // FLOP/s: one "FLOP" per second of compute at factor 1
-  for (int i = 0; i < n; ++i) spec.factors.push_back(kBaseComputeSeconds / compute_seconds(i, n));
+  for (int i = 0; i < n; ++i) spec.factors.push_back(kBaseComputeSeconds / compute_seconds(i, n, uneven));
   compute::ComputeModel compute(spec, static_cast<std::size_t>(n), sim.random());
   ps::PsConfig config;
   config.flops_per_iteration = kBaseComputeSeconds;

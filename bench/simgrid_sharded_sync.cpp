@@ -3,7 +3,7 @@
 // pure max-min model (bench/compare_simgrid.sh passes the flags):
 //   --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0
 // Prints one line per round ("round <r> <end s>") and the run's figures.
-// Usage: simgrid_sharded_sync <workers> <rounds> [--cfg=...]...
+// Usage: simgrid_sharded_sync <workers> <rounds> equal|uneven [--cfg=...]...
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -23,6 +23,7 @@ using namespace pssim::bench;
 namespace {
 
 int g_workers = 0, g_rounds = 0;
+bool g_uneven = false;
 std::vector<double> g_round_end;  // per round: when the last server had its N gradients
 int g_token = 0;                  // payload of every message (only sizes matter)
 
@@ -43,7 +44,7 @@ void worker(int i) {
   inbox->set_receiver(sg4::Actor::self());
   for (int r = 0; r < g_rounds; ++r) {
     for (int k = 0; k < kServers; ++k) inbox->get<int>();
-    sg4::this_actor::sleep_for(compute_seconds(i, g_workers));
+    sg4::this_actor::sleep_for(compute_seconds(i, g_workers, g_uneven));
     for (int k = 0; k < kServers; ++k)
       sg4::Mailbox::by_name("server-" + std::to_string(k))->put_init(&g_token, static_cast<uint64_t>(kShardBytes))->detach();
   }
@@ -62,12 +63,13 @@ sg4::Host* add_host(sg4::NetZone* zone, const std::string& name, double bandwidt
 
 int main(int argc, char** argv) {
   sg4::Engine engine(&argc, argv);  // consumes --cfg=... arguments
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s <workers> <rounds> [--cfg=...]\n", argv[0]);
+  if (argc != 4 || parse_workload(argv[3]) < 0) {
+    std::fprintf(stderr, "usage: %s <workers> <rounds> equal|uneven [--cfg=...]\n", argv[0]);
     return 2;
   }
   g_workers = std::atoi(argv[1]);
   g_rounds = std::atoi(argv[2]);
+  g_uneven = parse_workload(argv[3]) == 1;
   if (g_workers < 1 || g_rounds < 1) return 2;
   g_round_end.assign(static_cast<std::size_t>(g_rounds), 0.0);
 

@@ -3,14 +3,15 @@
 // name and the fix.
 //
 // Scenario keys the lead's YAML schema maps onto these fields (suggested spelling):
-//   model.preset        convnet-small | mnist-net | mlp | logreg | lstm-lm   (or omit and
+//   model.preset        convnet-small | cnn | mnist-net | mlp | logreg | lstm-lm   (or omit and
 //                       give model.layers for a custom CNN/MLP)
-//   model.layers        list of {kind: conv2d|max_pool2d|relu|dropout|flatten|linear,
+//   model.layers        list of {kind: conv2d|max_pool2d|relu|dropout|dropout2d|flatten|linear,
 //                       out, kernel, stride, padding, p, name}
 //   model.input         [C, H, W] of one image (default [1, 28, 28])
 //   model.num_classes   default 10; must equal the last linear layer's `out`
 //   model.hidden        mlp hidden widths (default [256])
-//   model.dropout       overrides the preset's dropout probabilities (mnist-net: 0.25, 0.5)
+//   model.dropout       overrides the preset's dropout probabilities (mnist-net: 0.25, 0.5;
+//                       cnn: 0.5, 0.75)
 //   model.vocab_size    lstm-lm: normally taken from the corpus
 //   model.embed_dim, model.hidden_size, model.num_layers   lstm-lm sizes
 #pragma once
@@ -26,12 +27,12 @@ namespace pssim::models {
 
 /// One layer of a custom sequential CNN / MLP (mirrors the nn.Module it stands for).
 struct LayerSpec {
-  std::string kind;          ///< conv2d | max_pool2d | relu | dropout | flatten | linear
+  std::string kind;          ///< conv2d | max_pool2d | relu | dropout | dropout2d | flatten | linear
   std::int64_t out = 0;      ///< conv2d: out_channels; linear: out_features
   std::int64_t kernel = 0;   ///< conv2d, max_pool2d: kernel size (square)
   std::int64_t stride = 0;   ///< conv2d: default 1; max_pool2d: default = kernel
   std::int64_t padding = 0;  ///< conv2d: zero padding
-  double p = 0.5;            ///< dropout probability
+  double p = 0.5;            ///< dropout, dropout2d probability
   std::string name;          ///< tensor prefix; default conv<k> / fc<k> by position
 };
 

@@ -8,7 +8,13 @@ namespace pssim::models {
 
 std::vector<PresetInfo> preset_list() {
   return {
-      {"convnet-small", "conv 1->3 k3, max-pool 3, linear 192->10 (1,960 params; no activation, as specified)"},
+      {"convnet-small",
+       "conv 1->3 k3, max-pool 3, ReLU, linear 192->10 (1,960 params; the ConvNet of the Ray / lithops "
+       "parameter-server example)"},
+      {"cnn",
+       "conv 1->32 k3, dropout2d 0.5, ReLU, conv 32->64 k3, dropout2d 0.75, max-pool 2, linear 9216->128, ReLU, "
+       "linear 128->20, ReLU, linear 20->10 (1,201,382 params; the parameter-server tutorials' second MNIST "
+       "network)"},
       {"mnist-net",
        "conv 1->32 k3, ReLU, conv 32->64 k3, ReLU, max-pool 2, dropout 0.25, linear "
        "9216->128, ReLU, dropout 0.5, linear 128->10 (1,199,882 params; PyTorch's MNIST "
@@ -39,9 +45,9 @@ std::vector<LayerSpec> preset_layers(const NetworkSpec& spec) {
     l.kind = "max_pool2d", l.kernel = k;
     return l;
   };
-  auto dropout = [](double prob) {
+  auto dropout = [](double prob, const char* kind = "dropout") {
     LayerSpec l;
-    l.kind = "dropout", l.p = prob;
+    l.kind = kind, l.p = prob;
     return l;
   };
   auto linear = [](std::int64_t out) {
@@ -51,8 +57,15 @@ std::vector<LayerSpec> preset_layers(const NetworkSpec& spec) {
   };
   const auto nc = spec.num_classes;
   if (p == "convnet-small") {
-    // As issue 4 specifies it: no activation between the convolution and the pooling.
-    return {conv(3, 3), pool(3), simple("flatten"), linear(nc)};
+    // x = relu(max_pool2d(conv1(x), 3)); x = fc(x.view(-1, 192)); log_softmax(x)
+    return {conv(3, 3), pool(3), simple("relu"), simple("flatten"), linear(nc)};
+  }
+  if (p == "cnn") {
+    // Dropout2d before the first ReLU and before the pooling, no ReLU after the second
+    // convolution, two hidden linear layers: as the tutorials write it.
+    return {conv(32, 3),     dropout(drop(0.5), "dropout2d"), simple("relu"), conv(64, 3),
+            dropout(drop(0.75), "dropout2d"), pool(2),         simple("flatten"), linear(128),
+            simple("relu"),   linear(20),                      simple("relu"),  linear(nc)};
   }
   if (p == "mnist-net") {
     return {conv(32, 3),   simple("relu"),    conv(64, 3),       simple("relu"),

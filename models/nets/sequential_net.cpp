@@ -92,6 +92,8 @@ SequentialNet<Real>::SequentialNet(const std::vector<LayerSpec>& specs, Shape3 i
       layer = std::make_unique<Relu<Real>>(shape);
     } else if (s.kind == "dropout") {
       layer = std::make_unique<Dropout<Real>>(shape, s.p, std::uint64_t(dropouts++));
+    } else if (s.kind == "dropout2d") {
+      layer = std::make_unique<Dropout<Real>>(shape, s.p, std::uint64_t(dropouts++), true);
     } else if (s.kind == "flatten") {
       layer = std::make_unique<Flatten<Real>>(shape);
     } else if (s.kind == "linear") {
@@ -101,7 +103,7 @@ SequentialNet<Real>::SequentialNet(const std::vector<LayerSpec>& specs, Shape3 i
     } else {
       throw std::invalid_argument(fmt::format(
           "model.layers[{}]: unknown kind '{}'; known kinds: conv2d, max_pool2d, relu, "
-          "dropout, flatten, linear",
+          "dropout, dropout2d, flatten, linear",
           i, s.kind));
     }
     const auto declared = this->layout_.size();
@@ -303,7 +305,7 @@ std::vector<std::pair<std::string, std::span<const Real>>> SequentialNet<Real>::
   }
   std::vector<std::pair<std::string, std::span<const Real>>> masks;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    if (layers_[i]->kind() != "dropout") continue;
+    if (layers_[i]->kind() != "dropout" && layers_[i]->kind() != "dropout2d") continue;
     masks.emplace_back(fmt::format("layers.{}", i),
                        std::span<const Real>(ws->scratch[i].data(),
                                              std::size_t(batch * layers_[i]->in_shape().numel())));

@@ -15,8 +15,11 @@ namespace pssim::compute {
 ComputeModel::ComputeModel(const ComputeSpec& spec, std::size_t workers, const RandomStreams& random)
     : spec_(spec), factors_(workers, 1.0) {
   if (!(spec.throughput > 0)) throw std::invalid_argument("worker throughput must be positive");
-  streams_.reserve(workers);
-  for (std::size_t w = 0; w < workers; ++w) streams_.push_back(random.stream("compute", w));
+  // A stream is 2.5 kB (mt19937_64): only models that draw per iteration get them.
+  if (spec.noise_sigma > 0 || spec.speed == ComputeSpec::Speed::TransientStragglers) {
+    streams_.reserve(workers);
+    for (std::size_t w = 0; w < workers; ++w) streams_.push_back(random.stream("compute", w));
+  }
   auto setup = random.stream("speed");
   switch (spec.speed) {
     case ComputeSpec::Speed::Constant: std::fill(factors_.begin(), factors_.end(), spec.factor); break;
@@ -52,15 +55,14 @@ ComputeModel::ComputeModel(const ComputeSpec& spec, std::size_t workers, const R
 }
 
 TimeNs ComputeModel::next_duration(std::size_t worker, double flops) {
-  RandomEngine& rng = streams_[worker];
   double speed = spec_.throughput * factors_[worker];
   if (spec_.noise_sigma > 0) {
     boost::random::lognormal_distribution<double> noise(0.0, spec_.noise_sigma);
-    speed *= noise(rng);
+    speed *= noise(streams_[worker]);
   }
   if (spec_.speed == ComputeSpec::Speed::TransientStragglers) {
     boost::random::bernoulli_distribution<double> slow(spec_.probability);
-    if (slow(rng)) speed /= spec_.slowdown;
+    if (slow(streams_[worker])) speed /= spec_.slowdown;
   }
   return seconds_to_ns(flops / speed);
 }

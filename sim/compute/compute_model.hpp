@@ -43,7 +43,7 @@ class ComputeModel {
  private:
   ComputeSpec spec_;
   std::vector<double> factors_;
-  std::vector<RandomEngine> streams_;
+  std::vector<RandomEngine> streams_;  // per worker; empty when nothing is drawn per iteration
 };
 
 }  // namespace pssim::compute

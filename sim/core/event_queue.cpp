@@ -54,17 +54,39 @@ bool EventQueue::refill_bucket0(TimeNs limit) {
   if (bucket_min_[k] > limit) return false;
   auto& b0 = buckets_[0];
   b0.clear();
+  if (b0.capacity() > kKeptCapacity) release_after_burst();
   front0_ = 0;
   floor_ = bucket_min_[k];
   auto& source = buckets_[k];
   bucket_min_[k] = kTimeMax;
   nonempty_ &= ~(std::uint64_t{1} << (k - 1));
-  for (const Entry& e : source) place(e);  // every entry lands in a bucket below k
-  source.clear();
+  const auto at_floor = [this](const Entry& e) { return e.time == floor_; };
+  if (source.size() > kKeptCapacity && std::all_of(source.begin(), source.end(), at_floor)) {
+    b0.swap(source);  // a burst of simultaneous events moves as a whole: no copy
+  } else {
+    for (const Entry& e : source) place(e);  // every entry lands in a bucket below k
+    source.clear();
+  }
   // Entries reach bucket 0 from several histories; restore scheduling order.
   const auto by_seq = [](const Entry& a, const Entry& b) { return a.seq < b.seq; };
   if (!std::is_sorted(b0.begin(), b0.end(), by_seq)) std::sort(b0.begin(), b0.end(), by_seq);
   return true;
+}
+
+// Bucket 0 only grows beyond kKeptCapacity for a burst of simultaneous events (a million
+// messages sent at once), and every bucket keeps the storage of the largest burst that
+// passed through it: once such a burst has fired, bucket 0 gives its storage back, and
+// so does every empty bucket holding more than kKeptCapacity and twice the live entries.
+void EventQueue::release_after_burst() {
+  std::vector<Entry>().swap(buckets_[0]);
+  for (auto& b : buckets_)
+    if (b.empty() && b.capacity() > kKeptCapacity && b.capacity() > 2 * live_) std::vector<Entry>().swap(b);
+}
+
+std::size_t EventQueue::reserved() const {
+  std::size_t n = 0;
+  for (const auto& b : buckets_) n += b.capacity();
+  return n;
 }
 
 bool EventQueue::pop_until(TimeNs limit, TimeNs& time, EventCallback& callback) {

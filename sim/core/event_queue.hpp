@@ -15,6 +15,11 @@
 // Entries carry their callback inline, so popping touches only the (sequentially read)
 // buckets; a side table per event would cost a cache miss per event at 1 M pending.
 //
+// Memory: the live entries (32 bytes each) and the storage buckets keep between uses,
+// bounded after a burst of simultaneous events: such a burst reaches bucket 0 whole (its
+// storage is handed over, not copied), and once it has fired, bucket 0 and the empty
+// buckets give back storage beyond 4,096 entries and twice the live entries.
+//
 // Cancel is O(1) expected: the event's sequence number goes into a hash set and the entry
 // is dropped when it surfaces (or earlier, by an O(n) compaction, when cancelled entries
 // outnumber live ones). Whether an id is still pending is decided exactly from its time:
@@ -56,6 +61,8 @@ class EventQueue {
 
   /// Number of pending (not cancelled) events.
   std::size_t size() const { return live_; }
+  /// Entries the buckets have room for (32 bytes each): the queue's memory.
+  std::size_t reserved() const;
   bool empty() const { return live_ == 0; }
   /// Time of the last popped event (0 before any pop): the earliest time push() accepts.
   TimeNs floor() const { return floor_; }
@@ -72,8 +79,10 @@ class EventQueue {
   bool refill_bucket0(TimeNs limit);
   bool in_bucket0(std::uint64_t seq) const;
   void compact();
+  void release_after_burst();
 
   static constexpr int kBuckets = 65;
+  static constexpr std::size_t kKeptCapacity = 4096;  // entries a drained bucket may always keep
   std::array<std::vector<Entry>, kBuckets> buckets_;
   std::array<TimeNs, kBuckets> bucket_min_;  // earliest time in each bucket (kTimeMax: none)
   std::uint64_t nonempty_ = 0;               // bit k set: bucket k (k >= 1) may hold entries

@@ -161,7 +161,9 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads)
   check_connected();
 
   network_ = std::make_unique<net::FlowNetwork>(sim_, topology_);
-  network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts));
+  network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts),
+                               s.output.utilization_max_values ? static_cast<std::size_t>(*s.output.utilization_max_values)
+                                                               : net::UtilizationSeries::kDefaultMaxValues);
   compute_ = std::make_unique<compute::ComputeModel>(compute_spec(s.cluster.workers),
                                                      static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
   ps::PsConfig config = protocol_config(s, flops_per_sample_);
@@ -202,6 +204,7 @@ void Experiment::build_math() {
                    : lr.staleness == scenario::LearningRateRules::Staleness::InversePlusOne
                        ? training::LearningRatePolicy::Staleness::InversePlusOne
                        : training::LearningRatePolicy::Staleness::None;
+  m.lr.staleness_coefficient = lr.staleness_coefficient;
   if (lr.linear_scaling)
     m.lr.scale = static_cast<double>(s.cluster.workers.count * s.data.batch_size()) / static_cast<double>(lr.base_batch);
   m.lr.warmup_updates = lr.warmup_updates;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "sim/experiment/utilization_csv.hpp"
 #include "sim/output/json_writer.hpp"
 #include "sim/output/resource_usage.hpp"
 
@@ -27,9 +28,10 @@ LinkFigures link_figures(const Experiment& e, TimeNs sim_time) {
   for (net::ResourceId r = 0; r < t.resource_count(); ++r)
     f.mean[r] = seconds > 0 ? net.resource_bytes()[r] / (t.capacity(r) * seconds) : 0.0;
   const auto& recorded = net.recorded_resources();
+  const auto& series = net.link_utilization();
   for (std::size_t i = 0; i < recorded.size(); ++i) {
     double m = 0;
-    for (const auto& row : net.link_utilization()) m = std::max(m, static_cast<double>(row[i]));
+    for (std::size_t b = 0; b < series.bins(); ++b) m = std::max(m, static_cast<double>(series.at(b, i)));
     f.max[recorded[i]] = m;
   }
   return f;
@@ -65,17 +67,7 @@ void write_links(const std::filesystem::path& dir, const Experiment& e, const Li
   }
   csv.commit();
 
-  output::CsvWriter series(dir / "link_utilization.csv", {"time_s", "link", "utilization"});
-  const auto& net = e.network();
-  const auto& recorded = net.recorded_resources();
-  for (std::size_t b = 0; b < net.link_utilization().size(); ++b) {
-    const double start = to_seconds(static_cast<TimeNs>(b) * net.utilization_bin());
-    for (std::size_t i = 0; i < recorded.size(); ++i) {
-      series.cell(start).cell(t.resource_name(recorded[i])).cell(static_cast<double>(net.link_utilization()[b][i]));
-      series.end_row();
-    }
-  }
-  series.commit();
+  write_link_utilization(dir / "link_utilization.csv", e.network());
 }
 
 RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsRecorder& recorder,

@@ -42,24 +42,21 @@ std::uint32_t FlowNetwork::new_message() {
 void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) {
   if (!(bytes >= 0) || !std::isfinite(bytes)) throw std::invalid_argument("message size must be finite and >= 0");
   close_bins();
+  ResourceId route[kMaxRouteLength];
+  TimeNs latency = 0;
+  const std::size_t hops = topology_.route_into(src, dst, route, latency);
   const std::uint32_t m = new_message();
   Message& msg = messages_pool_[m];
-  TimeNs latency = 0;
-  try {
-    msg.route_length = static_cast<std::uint8_t>(topology_.route_into(src, dst, msg.route, latency));
-  } catch (...) {
-    free_messages_.push_back(m);
-    throw;
-  }
   msg.sink = sink;
   msg.tag = tag;
   msg.seq = next_seq_++;
   msg.bytes = bytes;
-  msg.completed = false;
+  msg.src = src;
+  msg.dst = dst;
   ++messages_;
   bytes_sent_ += bytes;
   Message* p = &msg;
-  if (msg.route_length == 0 || bytes == 0)
+  if (hops == 0 || bytes == 0)
     sim_.schedule_after(latency, [p] { p->network->deliver(p->index); });
   else
     sim_.schedule_after(latency, [p] { p->network->start_flow(p->index); });
@@ -68,14 +65,16 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
 void FlowNetwork::start_flow(std::uint32_t m) {
   close_bins();
   Message& msg = messages_pool_[m];
-  msg.flow = solver_.add_flow({msg.route, msg.route_length});
+  ResourceId route[kMaxRouteLength];
+  TimeNs latency = 0;
+  const std::size_t hops = topology_.route_into(msg.src, msg.dst, route, latency);  // as at send: O(hops)
+  msg.flow = solver_.add_flow({route, hops});
   if (message_of_flow_.size() <= msg.flow) message_of_flow_.resize(msg.flow + 1);
   message_of_flow_[msg.flow] = m;
-  msg.remaining = msg.bytes;
   ++flows_started_;
-  for (std::size_t i = 0; i < msg.route_length; ++i) {
-    const auto count = ++active_per_resource_[msg.route[i]];
-    if (flow_count_listener_) flow_count_listener_(msg.route[i], count);
+  for (std::size_t i = 0; i < hops; ++i) {
+    const auto count = ++active_per_resource_[route[i]];
+    if (flow_count_listener_) flow_count_listener_(route[i], count);
   }
   request_solve();
 }
@@ -97,6 +96,7 @@ void FlowNetwork::request_solve() {
 }
 
 void FlowNetwork::solve_now() {
+  close_bins();  // the solve changes rates at now: bins that ended before see the old ones
   solve_scheduled_ = false;
   solver_.solve();
   schedule_next_completion();
@@ -113,6 +113,12 @@ void FlowNetwork::advance(Group& g) {
 void FlowNetwork::level_changed(MaxMinSolver::ResourceId r, double, double new_level) {
   Group& g = groups_[r];
   advance(g);
+  if (!meters_.empty())
+    for (const auto& [i, members] : footprint_[r]) {
+      Meter& m = meters_[i];
+      advance(m);
+      m.rate += members * (new_level - g.level);
+    }
   g.level = new_level;
   if (!group_dirty_[r]) group_dirty_[r] = true, dirty_groups_.push_back(r);
 }
@@ -120,10 +126,12 @@ void FlowNetwork::level_changed(MaxMinSolver::ResourceId r, double, double new_l
 void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from,
                                      MaxMinSolver::ResourceId to) {
   Message& msg = messages_pool_[message_of_flow_[f]];
+  if (!meters_.empty()) move_between_groups(msg, from, to);
+  double remaining = msg.bytes;  // a flow without a group has not moved yet
   if (from != MaxMinSolver::kNone) {
     Group& g = groups_[from];
     advance(g);
-    msg.remaining = std::max(0.0, msg.finish - g.v);
+    remaining = std::max(0.0, msg.finish - g.v);
     ++msg.epoch;  // its entry in the old group's heap is now stale
     if (--g.members == 0) {
       g.v = 0;  // nobody measures against it: restart the counter (keeps precision)
@@ -134,10 +142,51 @@ void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::Resou
   if (to != MaxMinSolver::kNone) {
     Group& g = groups_[to];
     advance(g);
-    msg.finish = g.v + msg.remaining;
+    msg.finish = g.v + remaining;
     ++g.members;
-    g.heap.push({msg.finish, msg.seq, msg.index, msg.epoch});
+    g.heap.push({msg.finish, msg.index, msg.epoch});
     if (!group_dirty_[to]) group_dirty_[to] = true, dirty_groups_.push_back(to);
+  }
+}
+
+void FlowNetwork::advance(Meter& m) {
+  const TimeNs now = sim_.now();
+  if (now > m.since) {
+    m.bytes += m.rate * to_seconds(now - m.since);
+    m.since = now;
+  }
+}
+
+void FlowNetwork::footprint_add(Footprint& f, std::uint32_t meter, int delta) {
+  auto it = std::lower_bound(f.begin(), f.end(), meter, [](const auto& e, std::uint32_t x) { return e.first < x; });
+  if (it != f.end() && it->first == meter) {
+    it->second += delta;
+    if (it->second == 0) f.erase(it);
+  } else {
+    if (delta < 0) throw std::logic_error("flow network: a group leaves a link it does not cross");
+    f.insert(it, {meter, static_cast<std::uint32_t>(delta)});
+  }
+}
+
+// Flow `msg` leaves group `from` and joins group `to` (either may be kNone): the recorded
+// directions it crosses now carry its new rate instead of its old one.
+void FlowNetwork::move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to) {
+  for (const ResourceId r : solver_.route(msg.flow)) {
+    const std::uint32_t i = meter_of_[r];
+    if (i == kNoMeter) continue;
+    Meter& m = meters_[i];
+    advance(m);
+    if (from != MaxMinSolver::kNone) {
+      m.rate -= groups_[from].level;
+      --m.flows;
+      footprint_add(footprint_[from], i, -1);
+    }
+    if (to != MaxMinSolver::kNone) {
+      m.rate += groups_[to].level;
+      ++m.flows;
+      footprint_add(footprint_[to], i, +1);
+    }
+    if (m.flows == 0) m.rate = 0;  // no rounding residue on an idle link
   }
 }
 
@@ -187,32 +236,37 @@ void FlowNetwork::complete_due_flows() {
       // The whole group ends (symmetric flows end together): one pass instead of a pop
       // per member. The same members as popping; done_ is sorted below either way.
       for (const HeapItem& item : g.heap.items) {
-        Message& msg = messages_pool_[item.message];
+        const Message& msg = messages_pool_[item.message];
         if (item.epoch != msg.epoch) continue;
-        msg.completed = true;
-        done.emplace_back(item.seq, item.message);
+        done.emplace_back(msg.seq, item.message);
       }
       g.heap.clear();
     }
     while (!g.heap.empty()) {
       const HeapItem top = g.heap.top();
-      Message& msg = messages_pool_[top.message];
+      const Message& msg = messages_pool_[top.message];
       if (top.epoch != msg.epoch) {
         g.heap.pop();
         continue;
       }
       if (!ends_now(top.finish)) break;
       g.heap.pop();
-      msg.completed = true;
-      done.emplace_back(top.seq, top.message);
+      done.emplace_back(msg.seq, top.message);
     }
     if (!group_dirty_[d.group]) group_dirty_[d.group] = true, dirty_groups_.push_back(d.group);
   }
   std::sort(done.begin(), done.end());
   for (const auto& [seq, m] : done) {
     const Message& msg = messages_pool_[m];
-    for (std::size_t i = 0; i < msg.route_length; ++i) {
-      const ResourceId r = msg.route[i];
+    const auto route = solver_.route(msg.flow);
+    if (!meters_.empty()) {
+      // The flow ends within a nanosecond of transfer of its exact end: its meters count
+      // what the group says it moved; make that its exact size.
+      const double unmoved = msg.finish - groups_[solver_.bottleneck(msg.flow)].v;
+      for (const ResourceId r : route)
+        if (const std::uint32_t k = meter_of_[r]; k != kNoMeter) meters_[k].bytes += unmoved;
+    }
+    for (const ResourceId r : route) {
       resource_bytes_[r] += msg.bytes;
       const auto count = --active_per_resource_[r];
       if (flow_count_listener_) flow_count_listener_(r, count);
@@ -223,53 +277,65 @@ void FlowNetwork::complete_due_flows() {
   schedule_next_completion();
   // Deliveries only schedule events, so done_ cannot change under this loop.
   for (const auto& [seq, m] : done) deliver(m);
+  release_if_large(done);
+}
+
+// A group of a million flows may end at once; its list need not outlive the moment.
+void FlowNetwork::release_if_large(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v) {
+  if (v.capacity() > 4096) std::vector<std::pair<std::uint64_t, std::uint32_t>>().swap(v);
 }
 
 double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {
   const ResourceId b = solver_.bottleneck(msg.flow);
-  if (b == MaxMinSolver::kNone) return msg.bytes - msg.remaining;  // joined no group yet
+  if (b == MaxMinSolver::kNone) return 0;  // joined no group yet
   const Group& g = groups_[b];
   const double v = g.v + g.level * to_seconds(t - g.updated);
   return std::clamp(msg.bytes - (msg.finish - v), 0.0, msg.bytes);
 }
 
-void FlowNetwork::record_utilization(TimeNs bin, std::vector<ResourceId> resources) {
-  if (bin <= 0) throw std::invalid_argument("utilization bin must be positive");
-  bin_ = bin;
-  bin_start_ = sim_.now();
+void FlowNetwork::record_utilization(TimeNs bin, std::vector<ResourceId> resources, std::size_t max_values) {
+  if (messages_ > 0) throw std::logic_error("record_utilization must be called before the first message");
+  if (resources.empty()) return;
+  series_ = UtilizationSeries(resources.size(), bin, max_values);
+  meter_of_.assign(topology_.resource_count(), kNoMeter);
+  for (std::size_t i = 0; i < resources.size(); ++i) {
+    if (resources[i] >= meter_of_.size()) throw std::invalid_argument("recording an unknown link direction");
+    if (meter_of_[resources[i]] != kNoMeter) throw std::invalid_argument("a link direction recorded twice");
+    meter_of_[resources[i]] = static_cast<std::uint32_t>(i);
+  }
   recorded_ = std::move(resources);
+  meters_.assign(recorded_.size(), Meter{0, 0, sim_.now(), 0});
+  footprint_.assign(topology_.resource_count(), {});
   bytes_at_bin_start_.assign(recorded_.size(), 0.0);
-  for (std::size_t i = 0; i < recorded_.size(); ++i) bytes_at_bin_start_[i] = resource_bytes_[recorded_[i]];
-  for (std::size_t i = 0; i < recorded_.size(); ++i)
-    for (MaxMinSolver::FlowId f : solver_.flows_at(recorded_[i]))
-      bytes_at_bin_start_[i] += moved_at(messages_pool_[message_of_flow_[f]], bin_start_);
+  row_.assign(recorded_.size(), 0.f);
+  bin_start_ = sim_.now();
 }
 
-void FlowNetwork::close_bin(TimeNs end) {
-  std::vector<float> row(recorded_.size());
+void FlowNetwork::close_bin(TimeNs end, bool last) {
   const double seconds = to_seconds(end - bin_start_);
   for (std::size_t i = 0; i < recorded_.size(); ++i) {
-    const ResourceId r = recorded_[i];
-    double bytes = resource_bytes_[r];
-    for (MaxMinSolver::FlowId f : solver_.flows_at(r)) bytes += moved_at(messages_pool_[message_of_flow_[f]], end);
-    row[i] = seconds > 0 ? static_cast<float>((bytes - bytes_at_bin_start_[i]) / (topology_.capacity(r) * seconds)) : 0.f;
+    const Meter& m = meters_[i];
+    const double bytes = m.bytes + m.rate * to_seconds(end - m.since);
+    row_[i] = seconds > 0 ? static_cast<float>((bytes - bytes_at_bin_start_[i]) / (topology_.capacity(recorded_[i]) * seconds))
+                          : 0.f;
     bytes_at_bin_start_[i] = bytes;
   }
-  utilization_.push_back(std::move(row));
+  if (last) series_.append_last(row_);
+  else series_.append_full(row_);
   bin_start_ = end;
 }
 
 // Rates have been constant since the last network event, so the byte counts at a bin
 // boundary in the past are exact.
 void FlowNetwork::close_bins() {
-  if (bin_ == 0 || finished_) return;
-  while (bin_start_ + bin_ <= sim_.now()) close_bin(bin_start_ + bin_);
+  if (meters_.empty() || finished_) return;
+  while (bin_start_ + series_.bin() <= sim_.now()) close_bin(bin_start_ + series_.bin(), false);
 }
 
 void FlowNetwork::finish() {
   if (finished_) return;
   close_bins();
-  if (bin_ > 0 && sim_.now() > bin_start_) close_bin(sim_.now());
+  if (!meters_.empty() && sim_.now() > bin_start_) close_bin(sim_.now(), true);
   finished_ = true;
   const TimeNs now = sim_.now();
   for (ResourceId r = 0; r < resource_bytes_.size(); ++r)

@@ -14,9 +14,15 @@
 // transfer of its end at a completion event is complete.
 //
 // Statistics: bytes carried per link direction (exact) and, optionally, a utilization
-// time series in fixed bins for chosen link directions. Rates are constant between
+// time series in fixed bins for chosen link directions (UtilizationSeries). Each recorded
+// direction has a meter: bytes carried up to some instant and its aggregate rate since,
+// kept current as rates change (each bottleneck group knows how many of its members
+// cross each recorded direction, so a level change costs O(recorded directions its
+// members cross), a flow changing group O(route length)). Rates are constant between
 // network events, so bins are closed lazily at the first network event after their end,
-// exactly, without events of their own: O(active flows) per bin.
+// exactly, without events of their own: O(recorded directions) per bin, whatever the
+// number of flows. A completed flow's meters are corrected to its exact size (its
+// completion time is rounded to the nanosecond).
 #pragma once
 
 #include <algorithm>
@@ -30,6 +36,7 @@
 #include "sim/net/maxmin_solver.hpp"
 #include "sim/net/topology.hpp"
 #include "sim/net/transport.hpp"
+#include "sim/net/utilization_series.hpp"
 
 namespace pssim::net {
 
@@ -49,8 +56,11 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   using FlowCountListener = std::function<void(ResourceId, std::size_t)>;
   void set_flow_count_listener(FlowCountListener listener) { flow_count_listener_ = std::move(listener); }
 
-  /// Records the utilization of `resources` in bins of `bin` ns from now on.
-  void record_utilization(TimeNs bin, std::vector<ResourceId> resources);
+  /// Records the utilization of `resources` (distinct) in bins of `bin` ns from now on,
+  /// keeping at most `max_values` numbers (see UtilizationSeries). Call before the first
+  /// send(); throws std::logic_error after it, std::invalid_argument for bad values.
+  void record_utilization(TimeNs bin, std::vector<ResourceId> resources,
+                          std::size_t max_values = UtilizationSeries::kDefaultMaxValues);
   /// Brings the byte counters up to now (counting the transferred part of flows still in
   /// progress) and closes the current utilization bin. Call once, at the end of a run.
   void finish();
@@ -61,39 +71,39 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   double bytes_sent() const { return bytes_sent_; }
   /// Bytes carried by each resource (link direction); complete after finish().
   const std::vector<double>& resource_bytes() const { return resource_bytes_; }
-  /// The recorded resources, and their utilization (0..1) per bin: [bin][i] for
+  /// The recorded resources, and their utilization (0..1) per bin: at(bin, i) for
   /// recorded_resources()[i]. The last bin may be shorter (it ends at finish()).
   const std::vector<ResourceId>& recorded_resources() const { return recorded_; }
-  const std::vector<std::vector<float>>& link_utilization() const { return utilization_; }
-  TimeNs utilization_bin() const { return bin_; }
+  const UtilizationSeries& link_utilization() const { return series_; }
   const MaxMinSolver::Stats& solver_stats() const { return solver_.stats(); }
   std::size_t active_flows() const { return solver_.active_flows(); }
 
  private:
+  // 80 bytes; a run holds one per message in flight (a sync round: 2 per worker and shard).
   struct Message {
     MessageSink* sink = nullptr;
+    FlowNetwork* network = nullptr;  // events point at messages
     std::uint64_t tag = 0;
     std::uint64_t seq = 0;  // send order: deterministic delivery order for simultaneous ends
     double bytes = 0;
-    ResourceId route[kMaxRouteLength];
-    std::uint8_t route_length = 0;
-    MaxMinSolver::FlowId flow = 0;
-    double remaining = 0;    // bytes left when it joined its current group
     double finish = 0;       // group V at which it completes
+    NodeId src = 0, dst = 0;  // the route is in the solver while the flow runs
+    MaxMinSolver::FlowId flow = 0;
     std::uint32_t epoch = 0; // invalidates stale group-heap entries
     std::uint32_t index = 0; // own position in the pool
-    bool completed = false;
-    FlowNetwork* network = nullptr;
   };
+  // Equal finishes are ordered by message index, not send order: every member that ends
+  // at a completion event is collected whatever the order, and deliveries are sorted by
+  // send order anyway. 16 bytes: a group holds one per member.
   struct HeapItem {
     double finish;
-    std::uint64_t seq;
     std::uint32_t message;
     std::uint32_t epoch;
-    bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : seq > o.seq; }
+    bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : message > o.message; }
   };
-  // A binary min-heap on a vector whose capacity survives clear() (no allocation when a
-  // group empties and fills again, as every group does each round). `max_finish` is the
+  // A binary min-heap on a vector whose capacity survives clear() up to 4,096 entries (no
+  // allocation when a small group empties and fills again, as every group does each
+  // round; a group of a million members gives its 16 MB back). `max_finish` is the
   // largest finish pushed since the last clear(): an upper bound of the live entries'
   // finishes, which tells when a whole group ends at once.
   struct MinHeap {
@@ -111,7 +121,8 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
       items.pop_back();
     }
     void clear() {
-      items.clear();
+      if (items.capacity() > 4096) std::vector<HeapItem>().swap(items);
+      else items.clear();
       max_finish = 0;
     }
   };
@@ -123,6 +134,17 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     std::uint32_t version = 0;
     MinHeap heap;
   };
+  // A recorded direction's bytes: `bytes` carried up to `since`, then `rate` bytes/s (the
+  // sum of the levels of the flows crossing it that have a bottleneck).
+  struct Meter {
+    double bytes = 0;
+    double rate = 0;
+    TimeNs since = 0;
+    std::uint32_t flows = 0;  // flows counted in `rate`; at 0 the rate is exactly 0
+  };
+  // (meter, members of a group crossing it), sorted by meter: small in practice.
+  using Footprint = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+  static constexpr std::uint32_t kNoMeter = 0xffffffffu;
   struct Due {
     TimeNs time;
     MaxMinSolver::ResourceId group;
@@ -144,8 +166,12 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   void schedule_next_completion();
   void complete_due_flows();
   void close_bins();                        // bins that ended before now
-  void close_bin(TimeNs end);
+  void close_bin(TimeNs end, bool last);
+  void advance(Meter& m);
+  void move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to);
+  static void footprint_add(Footprint& f, std::uint32_t meter, int delta);
   double moved_at(const Message& m, TimeNs t) const;  // bytes of in-progress m moved by t
+  void release_if_large(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v);
 
   Simulator& sim_;
   const Topology& topology_;
@@ -169,12 +195,16 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::vector<double> resource_bytes_;  // completed flows only, until finish()
 
   FlowCountListener flow_count_listener_;
-  std::vector<std::size_t> active_per_resource_;  // flows started and not ended
-  TimeNs bin_ = 0;
+  std::vector<std::uint32_t> active_per_resource_;  // flows started and not ended
+  // Utilization recording (empty when off).
   TimeNs bin_start_ = 0;
   std::vector<ResourceId> recorded_;
+  std::vector<std::uint32_t> meter_of_;     // per resource: its meter, or kNoMeter
+  std::vector<Meter> meters_;               // per recorded resource
+  std::vector<Footprint> footprint_;        // per group (bottleneck resource)
   std::vector<double> bytes_at_bin_start_;  // per recorded resource
-  std::vector<std::vector<float>> utilization_;
+  std::vector<float> row_;                  // the bin being closed
+  UtilizationSeries series_;
   bool finished_ = false;
 };
 

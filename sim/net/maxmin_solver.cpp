@@ -26,7 +26,7 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacities, Listener* listener) :
 }
 
 std::span<const MaxMinSolver::ResourceId> MaxMinSolver::route(FlowId f) const {
-  return {flows_[f].route, flows_[f].length};
+  return {route_of(f), flows_[f].length};
 }
 
 double MaxMinSolver::rate(FlowId f) const {
@@ -42,6 +42,7 @@ MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route) {
     for (std::size_t j = 0; j < i; ++j)
       if (route[j] == route[i]) throw std::invalid_argument("a flow crosses a resource twice");
   }
+  if (route.size() > width_) widen(route.size());
   FlowId id;
   if (!free_ids_.empty()) {
     id = free_ids_.back();
@@ -49,9 +50,10 @@ MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route) {
   } else {
     id = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
+    links_.resize(links_.size() + 2 * width_);
   }
   Flow& f = flows_[id];
-  std::copy(route.begin(), route.end(), f.route);
+  std::copy(route.begin(), route.end(), route_of(id));
   f.length = static_cast<std::uint8_t>(route.size());
   f.active = true;
   f.placed = false;
@@ -60,6 +62,17 @@ MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route) {
   pending_add_.push_back(id);
   ++active_;
   return id;
+}
+
+// Routes longer than any before: every flow's slot grows (at most kMaxRoute - 1 times).
+void MaxMinSolver::widen(std::size_t width) {
+  std::vector<std::uint32_t> links(flows_.size() * 2 * width);
+  for (FlowId id = 0; id < flows_.size(); ++id) {
+    std::copy_n(&links_[id * 2 * width_], width_, &links[id * 2 * width]);
+    std::copy_n(&links_[id * 2 * width_ + width_], width_, &links[id * 2 * width + width]);
+  }
+  links_ = std::move(links);
+  width_ = width;
 }
 
 void MaxMinSolver::remove_flow(FlowId f) {
@@ -92,8 +105,8 @@ void MaxMinSolver::count_add(CountMap& m, ResourceId r, std::int64_t delta) {
 void MaxMinSolver::attach(FlowId id) {
   Flow& f = flows_[id];
   for (std::size_t i = 0; i < f.length; ++i) {
-    auto& list = resources_[f.route[i]].flows;
-    f.position[i] = static_cast<std::uint32_t>(list.size());
+    auto& list = resources_[route_of(id)[i]].flows;
+    position_of(id)[i] = static_cast<std::uint32_t>(list.size());
     list.push_back(id);
   }
   f.placed = true;
@@ -102,16 +115,16 @@ void MaxMinSolver::attach(FlowId id) {
 void MaxMinSolver::detach(FlowId id) {
   Flow& f = flows_[id];
   for (std::size_t i = 0; i < f.length; ++i) {
-    const ResourceId r = f.route[i];
+    const ResourceId r = route_of(id)[i];
     auto& list = resources_[r].flows;
-    const std::uint32_t pos = f.position[i];
+    const std::uint32_t pos = position_of(id)[i];
     const FlowId moved = list.back();
     list[pos] = moved;
     list.pop_back();
     if (moved != id) {
       Flow& m = flows_[moved];
       for (std::size_t j = 0; j < m.length; ++j)
-        if (m.route[j] == r) m.position[j] = pos;
+        if (route_of(moved)[j] == r) position_of(moved)[j] = pos;
     }
   }
   f.placed = false;
@@ -211,7 +224,7 @@ void MaxMinSolver::reaccount(ResourceId b) {
     const double delta = res.level - f.accounted;
     f.accounted = res.level;
     for (std::size_t i = 0; i < f.length; ++i) {
-      const ResourceId r = f.route[i];
+      const ResourceId r = route_of(id)[i];
       if (r == b || saturated(r)) continue;
       resources_[r].accounted += delta;
       if (delta < 0) resources_[r].key = std::numeric_limits<double>::infinity();  // force a fresh entry
@@ -233,7 +246,7 @@ void MaxMinSolver::reaccount_flows_at(ResourceId r) {
     if (delta == 0) continue;
     f.accounted = rate;
     for (std::size_t i = 0; i < f.length; ++i) {
-      const ResourceId other = f.route[i];
+      const ResourceId other = route_of(id)[i];
       if (saturated(other)) continue;
       resources_[other].accounted += delta;
       if (delta < 0) resources_[other].key = std::numeric_limits<double>::infinity();  // force a fresh entry
@@ -265,7 +278,7 @@ bool MaxMinSolver::try_remove(FlowId id) {
   const ResourceId b = f.bottleneck;
   detach(id);
   for (std::size_t i = 0; i < f.length; ++i) {
-    const ResourceId r = f.route[i];
+    const ResourceId r = route_of(id)[i];
     if (r == b) continue;
     if (saturated(r)) {
       count_add(resources_[r].foreign, b, -1);
@@ -296,7 +309,7 @@ void MaxMinSolver::take_over(FlowId id, ResourceId u) {
   count_add(resources_[u].foreign, b, -1);
   count_add(resources_[b].dependents, u, -1);
   for (std::size_t i = 0; i < g.length; ++i) {
-    const ResourceId r = g.route[i];
+    const ResourceId r = route_of(id)[i];
     if (r == b || r == u || !saturated(r)) continue;  // unsaturated: its rate only drops
     count_add(resources_[r].foreign, b, -1);
     count_add(resources_[b].dependents, r, -1);
@@ -326,7 +339,7 @@ bool MaxMinSolver::try_add(FlowId id) {
   ResourceId best = kNone;
   double best_level = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < f.length; ++i) {
-    const ResourceId r = f.route[i];
+    const ResourceId r = route_of(id)[i];
     if (!saturated(r)) continue;
     const Resource& res = resources_[r];
     const double candidate = (res.capacity - foreign_load(r)) / (res.bottlenecked + 1);
@@ -338,7 +351,7 @@ bool MaxMinSolver::try_add(FlowId id) {
   double carried_increase = 0;
   auto& rates = scratch_.rates;
   for (std::size_t i = 0; i < f.length; ++i) {
-    const ResourceId r = f.route[i];
+    const ResourceId r = route_of(id)[i];
     if (saturated(r)) continue;
     const Resource& res = resources_[r];
     const std::size_t others = res.flows.size() - 1;
@@ -398,7 +411,7 @@ bool MaxMinSolver::try_add(FlowId id) {
   set_bottleneck(id, best);
   if (best == fresh) touch_key(best);  // saturated now: drops its certificate key
   for (std::size_t i = 0; i < f.length; ++i) {
-    const ResourceId r = f.route[i];
+    const ResourceId r = route_of(id)[i];
     if (r == best || !saturated(r)) continue;
     count_add(resources_[r].foreign, best, +1);
     count_add(bres.dependents, r, +1);
@@ -413,7 +426,7 @@ bool MaxMinSolver::try_add(FlowId id) {
   if (!in_changed_[best]) in_changed_[best] = true, changed_.push_back(best);
   f.accounted = bres.level;
   for (std::size_t i = 0; i < f.length; ++i) {
-    const ResourceId r = f.route[i];
+    const ResourceId r = route_of(id)[i];
     if (saturated(r)) continue;
     resources_[r].accounted += f.accounted;
     touch_key(r);
@@ -521,11 +534,22 @@ void MaxMinSolver::full_solve() {
   }
   std::make_heap(queue.begin(), queue.end(), later);
   double last_level = 0;
+  // A resource's entry is not replaced each time one of its flows freezes elsewhere: its
+  // share (C - frozen rates) / unfrozen only rises then (a flow freezes at a level no
+  // higher than the share), so an entry whose key lags behind is re-queued at the true
+  // share when it surfaces. Every resource still being filled keeps an entry with a key
+  // <= its share, so the first valid entry popped is the lowest (share, resource): the
+  // same order as eager updates, in a queue of one entry per resource instead of one per
+  // (flow, resource). Where rounding makes a share fall, it is queued at once.
   while (!queue.empty()) {
     std::pop_heap(queue.begin(), queue.end(), later);
     const auto [share, r] = queue.back();
     queue.pop_back();
-    if (unfrozen[r] == 0 || share != remaining[r] / unfrozen[r]) continue;  // stale entry
+    if (unfrozen[r] == 0) continue;
+    if (const double current = remaining[r] / unfrozen[r]; share != current) {  // stale entry
+      if (share < current) push(current, r);
+      continue;
+    }
     // Levels only rise during filling; rounding must not make one fall (or reach 0).
     const double level = std::max(share, last_level);
     last_level = level;
@@ -536,10 +560,12 @@ void MaxMinSolver::full_solve() {
       new_bottleneck[id] = r;
       const Flow& f = flows_[id];
       for (std::size_t i = 0; i < f.length; ++i) {
-        const ResourceId other = f.route[i];
+        const ResourceId other = route_of(id)[i];
         if (other == r) continue;
+        const double before = remaining[other] / unfrozen[other];
         remaining[other] -= level;
-        if (--unfrozen[other] > 0) push(remaining[other] / unfrozen[other], other);
+        if (--unfrozen[other] > 0 && remaining[other] / unfrozen[other] < before)
+          push(remaining[other] / unfrozen[other], other);
       }
     }
     unfrozen[r] = 0;
@@ -572,7 +598,7 @@ void MaxMinSolver::full_solve() {
     const Flow& f = flows_[id];
     if (!f.placed) continue;
     for (std::size_t i = 0; i < f.length; ++i) {
-      const ResourceId r = f.route[i];
+      const ResourceId r = route_of(id)[i];
       if (r == f.bottleneck) continue;
       if (resources_[r].bottlenecked > 0) {
         count_add(resources_[r].foreign, f.bottleneck, +1);
@@ -586,6 +612,15 @@ void MaxMinSolver::full_solve() {
   increases_ = {};
   for (ResourceId r = 0; r < n_res; ++r) touch_key(r);
   ++stats_.full_solves;
+  // Its buffers take ~36 bytes per resource and 5 per flow; a large system gives them
+  // back (allocating them is small next to an O(flows) solve, and full solves are rare).
+  if (n_res + flows_.size() > kKeptScratch) {
+    for (auto* v : {&remaining, &new_level}) std::vector<double>().swap(*v);
+    std::vector<std::uint32_t>().swap(unfrozen);
+    std::vector<ResourceId>().swap(new_bottleneck);
+    std::vector<char>().swap(frozen);
+    std::vector<std::pair<double, ResourceId>>().swap(queue);
+  }
 }
 
 void MaxMinSolver::solve() {

@@ -47,7 +47,7 @@ class MaxMinSolver {
   using ResourceId = std::uint32_t;
   using FlowId = std::uint32_t;
   static constexpr ResourceId kNone = std::numeric_limits<ResourceId>::max();
-  static constexpr std::size_t kMaxRoute = 8;  // keeps a Flow within 1.5 cache lines
+  static constexpr std::size_t kMaxRoute = 8;
   /// An unsaturated resource with at most this many flows is scanned to decide exactly
   /// whether a new flow would make it a bottleneck (instead of solving in full).
   static constexpr std::size_t kExactScanLimit = 64;
@@ -82,6 +82,7 @@ class MaxMinSolver {
   /// Level of a bottleneck resource, or 0 when no flow is bottlenecked there.
   double level(ResourceId r) const { return resources_[r].bottlenecked > 0 ? resources_[r].level : 0.0; }
   double capacity(ResourceId r) const { return resources_[r].capacity; }
+  /// Flow f's route; the span is valid until the next add_flow().
   std::span<const ResourceId> route(FlowId f) const;
   /// Flows currently crossing r (unordered).
   std::span<const FlowId> flows_at(ResourceId r) const { return resources_[r].flows; }
@@ -97,9 +98,8 @@ class MaxMinSolver {
   // (resource, count) pairs kept sorted by resource: small in practice.
   using CountMap = std::vector<std::pair<ResourceId, std::uint32_t>>;
 
+  // 16 bytes; its route and positions live in links_.
   struct Flow {
-    ResourceId route[kMaxRoute];
-    std::uint32_t position[kMaxRoute];  // index of this flow in resources_[route[i]].flows
     std::uint8_t length = 0;
     bool active = false;
     bool placed = false;  // counted in the solution (false while pending)
@@ -122,6 +122,11 @@ class MaxMinSolver {
   };
 
   bool saturated(ResourceId r) const { return resources_[r].bottlenecked > 0; }
+  // Flow id's route (length entries) and, for each, its index in that resource's flows.
+  ResourceId* route_of(FlowId id) { return &links_[id * 2 * width_]; }
+  const ResourceId* route_of(FlowId id) const { return &links_[id * 2 * width_]; }
+  std::uint32_t* position_of(FlowId id) { return &links_[id * 2 * width_ + width_]; }
+  void widen(std::size_t width);
   static void count_add(CountMap& m, ResourceId r, std::int64_t delta);
   void attach(FlowId f);  // adds f to its resources' flow lists
   void detach(FlowId f);
@@ -144,6 +149,11 @@ class MaxMinSolver {
 
   std::vector<Resource> resources_;
   std::vector<Flow> flows_;
+  // Per flow, 2 x width_ entries: its route, then its positions. width_ is the longest
+  // route so far (2 in a star, 4 in two tiers): a flow takes 16 + 8 x width_ bytes, not
+  // 16 + 8 x kMaxRoute.
+  std::vector<std::uint32_t> links_;
+  std::size_t width_ = 1;
   std::vector<FlowId> free_ids_;
   std::vector<FlowId> pending_add_, pending_remove_;
   std::size_t active_ = 0;
@@ -153,7 +163,9 @@ class MaxMinSolver {
   // Work lists of one solve().
   std::vector<ResourceId> changed_;  // levels changed: verify and propagate
   std::vector<bool> in_changed_;
-  // Buffers of full_solve(), kept to avoid allocating on every call.
+  // Buffers of full_solve(), kept to avoid allocating on every call while resources and
+  // flows number at most kKeptScratch.
+  static constexpr std::size_t kKeptScratch = 1 << 16;
   struct Scratch {
     std::vector<double> remaining, level;
     std::vector<std::uint32_t> unfrozen;

@@ -18,10 +18,49 @@ void CsvWriter::separator() {
   if (cells_in_row_++ > 0) buffer_ += ',';
 }
 
+namespace {
+
+void append_number(std::string& out, double v) {
+  if (std::isfinite(v)) fmt::format_to(std::back_inserter(out), "{}", v);
+  else out += std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+void append_text(std::string& out, std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+}  // namespace
+
+std::string CsvWriter::format(double v) {
+  std::string s;
+  append_number(s, v);
+  return s;
+}
+
+std::string CsvWriter::format_text(std::string_view text) {
+  std::string s;
+  append_text(s, text);
+  return s;
+}
+
 CsvWriter& CsvWriter::cell(double v) {
   separator();
-  if (std::isfinite(v)) fmt::format_to(std::back_inserter(buffer_), "{}", v);
-  else buffer_ += std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  append_number(buffer_, v);
+  return *this;
+}
+
+CsvWriter& CsvWriter::formatted_cell(std::string_view cell) {
+  separator();
+  buffer_ += cell;
   return *this;
 }
 
@@ -39,16 +78,7 @@ CsvWriter& CsvWriter::cell(std::uint64_t v) {
 
 CsvWriter& CsvWriter::cell(std::string_view text) {
   separator();
-  if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
-    buffer_ += text;
-    return *this;
-  }
-  buffer_ += '"';
-  for (char c : text) {
-    if (c == '"') buffer_ += '"';
-    buffer_ += c;
-  }
-  buffer_ += '"';
+  append_text(buffer_, text);
   return *this;
 }
 

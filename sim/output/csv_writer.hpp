@@ -27,6 +27,12 @@ class CsvWriter {
   CsvWriter& cell(std::string_view text);
   /// An empty cell (a value that does not apply to this row).
   CsvWriter& empty_cell();
+  /// A cell made by format() or format_text(), appended as it is: a value repeated on
+  /// many rows (a bin's start time, a link's name) is formatted once.
+  CsvWriter& formatted_cell(std::string_view cell);
+  /// The text cell(v) would append.
+  static std::string format(double v);
+  static std::string format_text(std::string_view text);
   /// Ends the current row; throws std::logic_error if it has the wrong number of cells.
   void end_row();
   /// Writes out and renames the file into place.

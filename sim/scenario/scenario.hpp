@@ -50,6 +50,7 @@ struct StopConfig {
 /// How the learning rate of an update adapts to staleness and scale.
 struct LearningRateRules {
   enum class Staleness { None, Inverse, InversePlusOne } staleness = Staleness::None;
+  double staleness_coefficient = 1;  ///< c of InversePlusOne: lr / (1 + c tau)
   bool linear_scaling = false;     ///< Goyal et al.: lr x global batch / base_batch
   std::int64_t base_batch = 64;
   std::int64_t warmup_updates = 0;  ///< ramp from lr to the scaled lr over this many updates
@@ -152,6 +153,7 @@ struct CompressionConfig {
 
 struct OutputConfig {
   TimeNs utilization_interval = 10 * kMillisecond;  ///< bin width of link_utilization.csv
+  std::optional<std::int64_t> utilization_max_values;  ///< bins x links kept (then bins merge); none: default
   bool trace = false;                                ///< write trace.json
 };
 

@@ -10,7 +10,7 @@ namespace {
 using VT = ValueType;
 
 // Limits that keep a typo from asking for absurd resources; far above real clusters.
-constexpr double kMaxWorkers = 100'000;
+constexpr double kMaxWorkers = 10'000'000;
 constexpr double kMaxServers = 10'000;
 constexpr double kMaxParams = 1e11;
 constexpr double kMaxBatch = 1'000'000;
@@ -22,13 +22,14 @@ Field math_field() {
 }
 
 SchemaPtr layer_schema() {
-  return map_of({required("kind", enumeration({"conv2d", "max_pool2d", "relu", "dropout", "flatten", "linear"}),
-                          "Layer type."),
+  return map_of({required("kind",
+                          enumeration({"conv2d", "max_pool2d", "relu", "dropout", "dropout2d", "flatten", "linear"}),
+                          "Layer type. `dropout2d` zeroes whole channels (nn.Dropout2d), `dropout` single units."),
                  omittable("out", scalar(VT::Count, 1, 1e6), "conv2d: output channels; linear: output features."),
                  omittable("kernel", scalar(VT::Count, 1, 1024), "conv2d, max_pool2d: square kernel size."),
                  omittable("stride", scalar(VT::Count, 1, 1024), "conv2d: default 1; max_pool2d: default kernel."),
                  omittable("padding", scalar(VT::Count, 0, 1024), "conv2d: zero padding."),
-                 omittable("p", scalar(VT::Ratio, 0, 0.99), "dropout: probability of dropping."),
+                 omittable("p", scalar(VT::Ratio, 0, 0.99), "dropout, dropout2d: probability of dropping."),
                  omittable("name", scalar(VT::Name), "Tensor name prefix (default conv1, conv2 ... / fc1, fc2 ...).")});
 }
 
@@ -47,10 +48,13 @@ SchemaPtr model_schema() {
        {"cnn",
         "A convolutional network on images: a preset, or `layers` one by one (ending with a linear layer "
         "with one output per class).",
-        {omittable("preset", enumeration({"convnet-small", "mnist-net"}),
-                   "`convnet-small`: conv 1->3 k3, max-pool 3, linear 192->10 (1,960 parameters). `mnist-net`: "
-                   "conv 1->32 k3, ReLU, conv 32->64 k3, ReLU, max-pool 2, dropout 0.25, linear 9216->128, ReLU, "
-                   "dropout 0.5, linear 128->10 (1.2 M parameters, PyTorch's MNIST example)."),
+        {omittable("preset", enumeration({"convnet-small", "cnn", "mnist-net"}),
+                   "`convnet-small`: conv 1->3 k3, max-pool 3, ReLU, linear 192->10 (1,960 parameters; the ConvNet "
+                   "of the Ray / lithops parameter-server example). `cnn`: conv 1->32 k3, dropout2d 0.5, ReLU, "
+                   "conv 32->64 k3, dropout2d 0.75, max-pool 2, linear 9216->128, ReLU, linear 128->20, ReLU, "
+                   "linear 20->10 (1.2 M parameters; the parameter-server tutorials' second MNIST network). "
+                   "`mnist-net`: conv 1->32 k3, ReLU, conv 32->64 k3, ReLU, max-pool 2, dropout 0.25, linear "
+                   "9216->128, ReLU, dropout 0.5, linear 128->10 (1.2 M parameters, PyTorch's MNIST example)."),
          omittable("layers", list_of(layer_schema(), 1, 64), "The layers, in order (instead of `preset`)."),
          omittable("dropout", scalar(VT::Ratio, 0, 0.99), "Overrides every dropout probability of the preset."),
          math_field()}},
@@ -171,7 +175,10 @@ SchemaPtr training_schema() {
        optional("stop_at_target", scalar(VT::Bool), "false", "End the run when target_accuracy is reached."),
        optional("staleness_lr", enumeration({"none", "inverse", "inverse-plus-one"}), "none",
                 "Staleness-aware learning rate for async and SSP (Zhang et al. 2016): a gradient of staleness "
-                "tau is applied with lr / tau (`inverse`, tau >= 1) or lr / (1 + tau)."),
+                "tau is applied with lr / tau (`inverse`, tau >= 1) or lr / (1 + c tau) (`inverse-plus-one`, c = "
+                "staleness_lr_coefficient)."),
+       omittable("staleness_lr_coefficient", scalar(VT::Real, 0, 1e6),
+                 "c of `inverse-plus-one`: lr / (1 + c tau). Absent: 1. The parameter-server tutorials use 0.1."),
        section("lr_scaling",
                map_of({optional("rule", enumeration({"none", "linear"}), "none",
                                 "`linear` (Goyal et al. 2017): lr x (workers x batch_size) / base_batch."),
@@ -365,7 +372,13 @@ SchemaPtr compression_schema() {
 
 SchemaPtr output_schema() {
   return map_of({optional("utilization_interval", scalar_above(VT::Duration, 0), "10ms",
-                          "Bin width of the per-link utilization time series (link_utilization.csv)."),
+                          "Bin width of the per-link utilization time series (link_utilization.csv); a long run "
+                          "may use a power-of-two multiple of it (see utilization_max_values)."),
+                 omittable("utilization_max_values", scalar(VT::Count, 16, 1e10),
+                           "Most utilization values kept (bins x recorded link directions, 4 bytes each). A run "
+                           "that would record more merges pairs of adjacent bins into one, doubling the bin width, "
+                           "as often as needed, so the series always covers the whole run; link_utilization.csv "
+                           "shows the bins used. Absent: 4194304 (4M; about 120 MB of CSV)."),
                  optional("trace", scalar(VT::Bool), "false",
                           "Write trace.json (Chrome trace events, for Perfetto): every worker's states, server "
                           "applies, active flows per link. Large for long runs.")});

@@ -59,7 +59,7 @@ ModelConfig read_model(const ConfigNode& node) {
   if (kind == "cnn") {
     const ConfigNode* preset = node.find("preset");
     const ConfigNode* layers = node.find("layers");
-    if (!preset == !layers) fail(node, "model.kind cnn needs either preset (convnet-small, mnist-net) or layers");
+    if (!preset == !layers) fail(node, "model.kind cnn needs either preset (convnet-small, cnn, mnist-net) or layers");
     if (preset) net.preset = as_text(*preset);
     if (layers)
       for (const auto& l : layers->items()) net.layers.push_back(read_layer(l));
@@ -204,6 +204,11 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
   t.lr.staleness = staleness == "inverse"            ? LearningRateRules::Staleness::Inverse
                    : staleness == "inverse-plus-one" ? LearningRateRules::Staleness::InversePlusOne
                                                      : LearningRateRules::Staleness::None;
+  if (const ConfigNode* c = node.find("staleness_lr_coefficient")) {
+    if (staleness != "inverse-plus-one")
+      fail(*c, "training.staleness_lr_coefficient is the c of staleness_lr: inverse-plus-one (lr / (1 + c tau))");
+    t.lr.staleness_coefficient = as_real(*c);
+  }
   const ConfigNode& scaling = node.at("lr_scaling");
   t.lr.linear_scaling = as_text(scaling.at("rule")) == "linear";
   t.lr.base_batch = as_count(scaling.at("base_batch"));
@@ -489,6 +494,8 @@ Scenario translate(ConfigNode& resolved) {
   s.compression = read_compression(resolved.at("compression"), s);
   s.output.utilization_interval = as_duration(resolved.at("output").at("utilization_interval"));
   s.output.trace = as_bool(resolved.at("output").at("trace"));
+  if (const ConfigNode* max = resolved.at("output").find("utilization_max_values"))
+    s.output.utilization_max_values = as_count(*max);
   return s;
 }
 

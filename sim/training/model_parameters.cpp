@@ -75,7 +75,8 @@ double ModelParameters::staleness_factor(std::int64_t tau) const {
   switch (config_.lr.staleness) {
     case LearningRatePolicy::Staleness::None: return 1.0;
     case LearningRatePolicy::Staleness::Inverse: return 1.0 / static_cast<double>(std::max<std::int64_t>(tau, 1));
-    case LearningRatePolicy::Staleness::InversePlusOne: return 1.0 / static_cast<double>(1 + tau);
+    case LearningRatePolicy::Staleness::InversePlusOne:
+      return 1.0 / (1.0 + config_.lr.staleness_coefficient * static_cast<double>(tau));  // c = 1: 1 / (1 + tau) exactly
   }
   return 1.0;
 }

@@ -6,7 +6,7 @@
 // changes; slices come from per-part pools (buffer_pool.hpp).
 //
 // Learning rate of an update: optimizer lr x linear scaling (workers x batch / base batch,
-// ramped over warmup updates) x staleness factor (1, 1/max(tau,1) or 1/(1+tau)); the
+// ramped over warmup updates) x staleness factor (1, 1/max(tau,1) or 1/(1+c tau)); the
 // optimizer's own warm-up applies on top. Delay compensation (DC-ASGD) adds
 // lambda g*g*(w_now - w_then) to an async gradient.
 //
@@ -34,6 +34,7 @@ namespace pssim::training {
 
 struct LearningRatePolicy {
   enum class Staleness { None, Inverse, InversePlusOne } staleness = Staleness::None;
+  double staleness_coefficient = 1.0;  ///< c of InversePlusOne: 1 / (1 + c tau)
   double scale = 1.0;               ///< linear scaling factor (1: none)
   std::int64_t warmup_updates = 0;  ///< ramp from 1 to scale over this many updates of a part
   std::optional<double> delay_compensation;  ///< DC-ASGD lambda

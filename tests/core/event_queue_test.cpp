@@ -170,3 +170,41 @@ TEST_CASE("pushing before the last popped time is rejected", "[event_queue]") {
   CHECK_THROWS_AS(q.push(99, [] {}), std::invalid_argument);
   CHECK_NOTHROW(q.push(100, [] {}));
 }
+
+TEST_CASE("bursts of simultaneous events keep their order and do not pile up storage", "[event_queue]") {
+  // Ten rounds; in each, 60,000 events at one time (one pushed long before the others, so
+  // that the burst reaches bucket 0 from two histories) and a few at other times. Every
+  // event fires in scheduling order; afterwards the buckets keep room for less than two
+  // bursts (each bucket a burst passed through would otherwise keep one).
+  EventQueue q;
+  std::vector<int> log;
+  std::deque<Tagged> events;
+  int tag = 0;
+  const auto push = [&](TimeNs t) {
+    const Tagged* e = &events.emplace_back(Tagged{&log, tag++});
+    q.push(t, [e] { e->fire(); });
+  };
+  TimeNs now = 0;
+  for (int round = 0; round < 10; ++round) {
+    const TimeNs burst = now + 40'000 + 977 * round;
+    push(burst);  // the early one
+    push(now + 5);
+    drain(q, now + 5);
+    for (int i = 0; i < 60'000; ++i) push(burst);
+    push(burst + 1);
+    drain(q, burst + 1);
+    now = burst + 1;
+  }
+  REQUIRE(log.size() == static_cast<std::size_t>(tag));
+  // Per round: the early burst event, the +5 event, the 60,000, the +1 event: tags fire
+  // in (time, tag) order, i.e. tag order except that the +5 event precedes the burst.
+  std::vector<int> expected;
+  for (int round = 0, base = 0; round < 10; ++round, base += 60'003) {
+    expected.push_back(base + 1);
+    expected.push_back(base);
+    for (int i = 0; i < 60'000; ++i) expected.push_back(base + 2 + i);
+    expected.push_back(base + 60'002);
+  }
+  CHECK(log == expected);
+  CHECK(q.reserved() < 2 * 60'000);
+}

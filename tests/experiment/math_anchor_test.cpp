@@ -184,3 +184,16 @@ TEST_CASE("sparse embedding rows change bytes, not sync parameters; hybrid train
   CHECK(run_lm(lm_text("{mode: hybrid, algorithm: halving-doubling}")).params == dense.params);
   CHECK(run_lm(lm_text("{mode: sync}"), {"training.optimizer.lr=0.4"}).params != dense.params);
 }
+
+TEST_CASE("staleness-aware rate lr / (1 + c tau): c = 1 is inverse-plus-one, c = 0 no scaling", "[anchor]") {
+  const std::string text = scenario_text("{kind: mlp, hidden: [16]}", "{mode: async}", 4, 8, 12);
+  const auto plus_one = run_params(text, {"training.staleness_lr=inverse-plus-one"});
+  CHECK(run_params(text, {"training.staleness_lr=inverse-plus-one", "training.staleness_lr_coefficient=1"}) ==
+        plus_one);
+  CHECK(run_params(text, {"training.staleness_lr=inverse-plus-one", "training.staleness_lr_coefficient=0"}) ==
+        run_params(text));
+  const auto tenth =
+      run_params(text, {"training.staleness_lr=inverse-plus-one", "training.staleness_lr_coefficient=0.1"});
+  CHECK(tenth != plus_one);  // four async workers: gradients are stale
+  CHECK(tenth != run_params(text));
+}

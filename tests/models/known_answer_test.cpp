@@ -98,6 +98,35 @@ TEST_CASE("relu and dropout by hand", "[known-answer]") {
   CHECK(out == ones);
 }
 
+TEST_CASE("dropout2d zeroes whole channels and scales the others", "[known-answer]") {
+  // p = 0.75 over 2 samples x 1000 channels of 2x3 pixels: about 1500 channels zeroed, each
+  // kept channel scaled by 4 in all 6 of its pixels.
+  Dropout<double> drop(Shape3{1000, 2, 3}, 0.75, 0, true);
+  const std::size_t n = 2 * 6000;
+  std::vector<double> x(n), out(n), mask(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = 1.0 + double(i % 6);
+  LayerIo<double> d;
+  d.batch = 2, d.x = x.data(), d.y = out.data(), d.scratch = mask.data(), d.seed = 5;
+  drop.forward(d);
+  int dropped = 0;
+  for (std::size_t c = 0; c < 2000; ++c) {
+    const bool zero = out[c * 6] == 0;
+    dropped += zero;
+    for (std::size_t k = 0; k < 6; ++k) REQUIRE(out[c * 6 + k] == (zero ? 0.0 : 4.0 * x[c * 6 + k]));
+  }
+  CHECK(dropped > 1440);  // binomial(2000, 0.75): mean 1500, sd 19
+  CHECK(dropped < 1560);
+  // Backward applies the same mask; evaluation is the identity.
+  std::vector<double> dy(n, 1.0), dx(n);
+  d.dy = dy.data(), d.dx = dx.data();
+  drop.backward(d);
+  for (std::size_t i = 0; i < n; ++i) REQUIRE(dx[i] == (out[i] == 0 ? 0.0 : 4.0));
+  d.training = false;
+  drop.forward(d);
+  CHECK(out == x);
+  CHECK_THROWS_WITH(Dropout<double>(Shape3{1, 1, 1}, 1.0, 0, true), Catch::Contains("dropout2d: probability 1"));
+}
+
 TEST_CASE("log_softmax_nll: equal logits give log(C) and softmax - onehot", "[known-answer]") {
   std::vector<double> z{0, 0, 3, 1, 1, 1};
   std::vector<std::int32_t> t{0, 2};

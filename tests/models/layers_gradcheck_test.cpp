@@ -102,11 +102,13 @@ TEST_CASE("max_pool2d: gradients match finite differences", "[layers][gradcheck]
   }
 }
 
-TEST_CASE("relu, dropout, flatten: gradients match finite differences", "[layers][gradcheck]") {
+TEST_CASE("relu, dropout, dropout2d, flatten: gradients match finite differences", "[layers][gradcheck]") {
   Relu<double> relu(Shape3{3, 2, 2});
   CHECK(check_layer(relu, 3, 7).input_error < kTol);
   Dropout<double> dropout(Shape3{20, 1, 1}, 0.5, 0);
   CHECK(check_layer(dropout, 3, 8).input_error < kTol);
+  Dropout<double> dropout2d(Shape3{6, 3, 2}, 0.5, 1, true);
+  CHECK(check_layer(dropout2d, 3, 8).input_error < kTol);
   Flatten<double> flatten(Shape3{2, 3, 2});
   CHECK(flatten.out_shape() == Shape3{12, 1, 1});
   CHECK(check_layer(flatten, 2, 9).input_error < kTol);

@@ -1,6 +1,7 @@
 // Layouts as PyTorch's state_dict, parameter counts, FLOP counts, float-vs-double
 // agreement, determinism across threads and buffer alignments, and input validation.
 #include <cmath>
+#include <string>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,7 @@
 #include "models/data/synthetic.hpp"
 #include "models/nets/build_network.hpp"
 #include "models/nets/lstm_lm.hpp"
+#include "models/nets/sequential_net.hpp"
 
 using namespace pssim::models;
 
@@ -25,6 +27,10 @@ TEST_CASE("presets: tensor names, shapes and order as PyTorch's state_dict", "[n
         "fc1.weight [128,9216]\nfc1.bias [128]\nfc2.weight [10,128]\nfc2.bias [10]\n");
   CHECK(preset("convnet-small")->layout().describe() ==
         "conv1.weight [3,1,3,3]\nconv1.bias [3]\nfc1.weight [10,192]\nfc1.bias [10]\n");
+  CHECK(preset("cnn")->layout().describe() ==
+        "conv1.weight [32,1,3,3]\nconv1.bias [32]\nconv2.weight [64,32,3,3]\nconv2.bias [64]\n"
+        "fc1.weight [128,9216]\nfc1.bias [128]\nfc2.weight [20,128]\nfc2.bias [20]\nfc3.weight [10,20]\n"
+        "fc3.bias [10]\n");
   CHECK(preset("mlp")->layout().describe() ==
         "fc1.weight [256,784]\nfc1.bias [256]\nfc2.weight [10,256]\nfc2.bias [10]\n");
   NetworkSpec lm;
@@ -37,9 +43,25 @@ TEST_CASE("presets: tensor names, shapes and order as PyTorch's state_dict", "[n
         "decoder.weight [100,16]\ndecoder.bias [100]\n");
 }
 
+TEST_CASE("presets: the layers of the parameter-server examples", "[network]") {
+  const auto kinds = [](const char* name) {
+    std::vector<std::string> k;
+    const auto net = preset(name);
+    for (const auto& l : dynamic_cast<const SequentialNet<float>&>(*net).layers()) k.push_back(l->kind());
+    return k;
+  };
+  // x = relu(max_pool2d(conv1(x), 3)); x = fc(x.view(-1, 192))
+  CHECK(kinds("convnet-small") == std::vector<std::string>{"conv2d", "max_pool2d", "relu", "flatten", "linear"});
+  CHECK(kinds("cnn") == std::vector<std::string>{"conv2d", "dropout2d", "relu", "conv2d", "dropout2d", "max_pool2d",
+                                                 "flatten", "linear", "relu", "linear", "relu", "linear"});
+  CHECK(preset("cnn")->manifest_json().find("\"kind\": \"dropout2d\", \"name\": \"\", \"in\": [32, 26, 26], "
+                                            "\"out\": [32, 26, 26], \"p\": 0.5}") != std::string::npos);
+}
+
 TEST_CASE("presets: parameter counts", "[network]") {
   CHECK(preset("convnet-small")->num_params() == 1960);
   CHECK(preset("mnist-net")->num_params() == 1199882);
+  CHECK(preset("cnn")->num_params() == 1201382);
   CHECK(preset("mlp")->num_params() == 203530);
   CHECK(preset("logreg")->num_params() == 7850);
   const auto mnist = preset("mnist-net");
@@ -59,6 +81,8 @@ TEST_CASE("flops_per_sample: hand-counted multiply-adds x 2", "[network][flops]"
   CHECK(preset("logreg")->flops_per_sample() == 2.0 * 2 * 7840.0);
   // convnet-small: conv1 3*9*676 (x2), fc1 1920 (x3).
   CHECK(preset("convnet-small")->flops_per_sample() == 2.0 * (2 * 18252.0 + 3 * 1920.0));
+  // cnn: as mnist-net, with fc2 128*20 and fc3 20*10 (x3 each).
+  CHECK(preset("cnn")->flops_per_sample() == 2.0 * (194688.0 * 2 + 3 * (10616832.0 + 1179648.0 + 2560.0 + 200.0)));
   // lstm-lm, per step: LSTM 4H(E+H) forward, as many for weight grads, 4H(E+H) for dx and
   // dh; decoder V*H x 3. Per sequence: times seq_len.
   LstmLanguageModel<float> lm(50, 8, 16, 1);
@@ -70,7 +94,7 @@ TEST_CASE("flops_per_sample: hand-counted multiply-adds x 2", "[network][flops]"
 TEST_CASE("float network agrees with the double-precision reference", "[network]") {
   const auto data = make_synthetic_images(8, Shape3{1, 28, 28}, 10, 0.5, 11);
   const BatchView batch{8, data.images, data.labels, {}};
-  for (const char* name : {"convnet-small", "mnist-net", "mlp"}) {
+  for (const char* name : {"convnet-small", "cnn", "mnist-net", "mlp"}) {
     INFO(name);
     NetworkSpec spec;
     spec.preset = name;

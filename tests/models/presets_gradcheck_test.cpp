@@ -43,12 +43,13 @@ double check_network(const NetworkT<double>& net, const BatchView& batch, std::s
 TEST_CASE("CNN / MLP presets: gradients match finite differences", "[presets][gradcheck]") {
   const auto data = make_synthetic_images(3, Shape3{1, 28, 28}, 10, 0.5, 3);
   const BatchView batch{3, data.images, data.labels, {}};
-  for (const char* preset : {"convnet-small", "mlp", "logreg", "mnist-net"}) {
+  for (const char* preset : {"convnet-small", "mlp", "logreg", "mnist-net", "cnn"}) {
     INFO(preset);
     NetworkSpec spec;
     spec.preset = preset;
     const auto net = build_network<double>(spec);
-    CHECK(check_network(*net, batch, preset == std::string("mnist-net") ? 12 : 60) < 1e-6);
+    const bool large = preset == std::string("mnist-net") || preset == std::string("cnn");
+    CHECK(check_network(*net, batch, large ? 12 : 60) < 1e-6);
   }
 }
 

@@ -116,7 +116,7 @@ protocol: {mode: async}
   CHECK(s.training.target_accuracy == Approx(0.8));
 
   CHECK(first_error(cnn, {{"model={kind: cnn}"}, {}}) ==
-        "<--set model={kind: cnn}>:1:7: error: model.kind cnn needs either preset (convnet-small, mnist-net) or layers");
+        "<--set model={kind: cnn}>:1:7: error: model.kind cnn needs either preset (convnet-small, cnn, mnist-net) or layers");
   CHECK(first_error(cnn, {{"model={kind: lstm-lm}"}, {}}) ==
         "s.yaml:3:14: error: an lstm-lm trains on text: data.kind text or synthetic-text");
   CHECK(first_error(cnn, {{"model={kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}"}, {}}) ==
@@ -126,6 +126,13 @@ protocol: {mode: async}
   CHECK(first_error(cnn, {{"protocol.mode=sync", "training.staleness_lr=inverse"}, {}}) ==
         "<--set training.staleness_lr=inverse>:1:23: error: training.staleness_lr applies to async and ssp: sync "
         "gradients are never stale");
+  CHECK(first_error(cnn, {{"training.staleness_lr_coefficient=0.1"}, {}}) ==
+        "<--set training.staleness_lr_coefficient=0.1>:1:35: error: training.staleness_lr_coefficient is the c of "
+        "staleness_lr: inverse-plus-one (lr / (1 + c tau))");
+  CHECK(load_scenario_text(cnn, "s.yaml",
+                           {{"training.staleness_lr=inverse-plus-one", "training.staleness_lr_coefficient=0.1"}, {}})
+            .scenario.training.lr.staleness_coefficient == 0.1);
+  CHECK(s.training.lr.staleness_coefficient == 1);
   CHECK(first_error(cnn, {{"protocol.mode=sync", "training.delay_compensation=0.04"}, {}}) ==
         "<--set training.delay_compensation=0.04>:1:29: error: training.delay_compensation (DC-ASGD) applies to "
         "async only");
