@@ -6,8 +6,10 @@
 Each CASE_DIR is written by pssim (models::export_gradient_case: `pssim grad`, or
 build/release/bench/models_export_case). The script rebuilds the nn.Module from
 model.json, loads params/*.npy with load_state_dict(strict=True) (names, shapes and order
-must match PyTorch's state_dict), replays the batch with pssim's dropout masks, and
-compares the loss and every gradient tensor. Relative difference of a tensor:
+must match PyTorch's state_dict), replays the batch with pssim's dropout masks (or in
+evaluation mode, module.eval(), for a case exported with "mode": "eval": an LSTM with
+dropout), clips the gradient with torch.nn.utils.clip_grad_norm_ when the case was
+exported with training.clip_norm, and compares the loss and every gradient tensor. Relative difference of a tensor:
 max|g_pssim - g_torch| / max|g_torch|. Exit status 1 if any exceeds --tol (default 1e-4).
 Needs Debian's python3-torch (scripts/install-deps.sh --torch); run with /usr/bin/python3.
 """
@@ -41,9 +43,13 @@ def check(case_dir, tol, dtype):
         batch["labels"] = torch.from_numpy(np.load(os.path.join(case_dir, "batch_labels.npy")))
         for key, m in module.dropouts.items():
             m.mask = torch.from_numpy(np.load(os.path.join(case_dir, "dropout", key + ".npy"))).to(dtype)
-    module.train()
+    eval_mode = info.get("mode", "train") == "eval"
+    module.eval() if eval_mode else module.train()
     loss = torch_models.loss_of(module, manifest, batch)
     loss.backward()
+    clip = info.get("clip_norm")
+    if clip is not None:
+        norm = torch.nn.utils.clip_grad_norm_(module.parameters(), clip)
     pssim_loss = float(np.load(os.path.join(case_dir, "loss.npy"))[0])
     loss_rel = abs(pssim_loss - loss.item()) / abs(loss.item())
     worst = loss_rel
@@ -55,8 +61,13 @@ def check(case_dir, tol, dtype):
         rows.append((name, list(g.shape), rel))
         worst = max(worst, rel)
     label = manifest.get("label", manifest["kind"])
-    print(f"{label} ({case_dir}): loss pssim {pssim_loss:.7f} torch {loss.item():.7f} "
-          f"rel {loss_rel:.2e}")
+    extras = []
+    if manifest.get("dropout"):
+        extras.append(f"dropout {manifest['dropout']}, {'eval' if eval_mode else 'train'} mode")
+    if clip is not None:
+        extras.append(f"clipped to norm {clip:g} (norm before: {float(norm):.4g})")
+    print(f"{label} ({case_dir}){' [' + '; '.join(extras) + ']' if extras else ''}: loss pssim {pssim_loss:.7f} "
+          f"torch {loss.item():.7f} rel {loss_rel:.2e}")
     for name, shape, rel in rows:
         print(f"    {name:24s} {str(shape):18s} max rel diff {rel:.2e}")
     print(f"    worst relative difference {worst:.2e} ({'OK' if worst <= tol else 'FAIL'})")
