@@ -77,7 +77,7 @@ def _compression(direction, values, scenario):
     return text
 
 
-def _one(key, value, scenario):
+def _one(key, value, scenario, values):
     """The phrase for one swept key, or None when another key's phrase covers it."""
     v = value
     if key == "protocol.mode":
@@ -92,8 +92,8 @@ def _one(key, value, scenario):
         return f"{v} all-reduce"
     if key == "cluster.workers.count":
         return _plural(v, "worker")
-    if key == "cluster.servers.count":
-        shards = _get(scenario, "cluster.servers.shards")
+    if key == "cluster.servers.count":  # with shards swept alongside and equal, "4 shards" says it
+        shards = values.get("cluster.servers.shards")
         return None if shards is not None and _count(shards) == _count(v) else _plural(v, "server")
     if key == "cluster.servers.shards":
         return _plural(v, "shard")
@@ -134,7 +134,7 @@ def setting_label(values, scenario=None):
                 done.add(direction)
                 parts.append(_compression(direction, values, scenario))
             continue
-        phrase = _one(key, value, scenario)
+        phrase = _one(key, value, scenario, values)
         if phrase:
             parts.append(phrase)
     return ", ".join(parts)
