@@ -6,8 +6,10 @@
 Each CASE_DIR is written by pssim (models::export_gradient_case: `pssim grad`, or
 build/release/bench/models_export_case). The script rebuilds the nn.Module from
 model.json, loads params/*.npy with load_state_dict(strict=True) (names, shapes and order
-must match PyTorch's state_dict), replays the batch with pssim's dropout masks, and
-compares the loss and every gradient tensor. Relative difference of a tensor:
+must match PyTorch's state_dict), replays the batch with pssim's dropout masks (or in
+evaluation mode, module.eval(), for a case exported with "mode": "eval": an LSTM with
+dropout), clips the gradient with torch.nn.utils.clip_grad_norm_ when the case was
+exported with training.clip_norm, and compares the loss and every gradient tensor. Relative difference of a tensor:
 max|g_pssim - g_torch| / max|g_torch|. Exit status 1 if any exceeds --tol (default 1e-4).
 
 --near-ties: where a max-pool window holds two values within 1e-6 of each other, float32
@@ -30,11 +32,13 @@ import torch  # noqa: E402
 import torch_models  # noqa: E402
 
 
-def gradients(case_dir, manifest, dtype, near_tie_pools=False, flip=0, counts=()):
+def gradients(case_dir, info, dtype, near_tie_pools=False, flip=0, counts=()):
     """PyTorch's loss and gradients for the case; with near_tie_pools, the pooling layers
     take the runner-up in the near-tie windows selected by the bit mask `flip` (the windows
     of each pooling layer in turn, `counts` of them per layer). Returns (loss,
-    {name: gradient}, near-tie windows per pooling layer)."""
+    {name: gradient}, near-tie windows per pooling layer, gradient norm before clipping or
+    None). The case's mode (train or eval) and clip_norm apply."""
+    manifest = info["model"]
     torch.manual_seed(0)
     module = torch_models.build(manifest, near_tie_pools).to(dtype)
     offset = 0
@@ -53,11 +57,16 @@ def gradients(case_dir, manifest, dtype, near_tie_pools=False, flip=0, counts=()
         batch["labels"] = torch.from_numpy(np.load(os.path.join(case_dir, "batch_labels.npy")))
         for key, m in module.dropouts.items():
             m.mask = torch.from_numpy(np.load(os.path.join(case_dir, "dropout", key + ".npy"))).to(dtype)
-    module.train()
+    eval_mode = info.get("mode", "train") == "eval"
+    module.eval() if eval_mode else module.train()
     loss = torch_models.loss_of(module, manifest, batch)
     loss.backward()
+    norm = None
+    clip = info.get("clip_norm")
+    if clip is not None:
+        norm = float(torch.nn.utils.clip_grad_norm_(module.parameters(), clip))
     ties = [pool.near_ties() for pool in getattr(module, "pools", [])]
-    return loss.item(), {name: p.grad.double().numpy() for name, p in module.named_parameters()}, ties
+    return loss.item(), {name: p.grad.double().numpy() for name, p in module.named_parameters()}, ties, norm
 
 
 def compare(case_dir, loss, grads):
@@ -74,19 +83,24 @@ def check(case_dir, tol, dtype, near_ties):
     with open(os.path.join(case_dir, "model.json")) as f:
         info = json.load(f)
     manifest = info["model"]
-    loss, grads, _ = gradients(case_dir, manifest, dtype)
+    loss, grads, _, norm = gradients(case_dir, info, dtype)
     pssim_loss, loss_rel, rows, worst = compare(case_dir, loss, grads)
     label = manifest.get("label", manifest["kind"])
-    print(f"{label} ({case_dir}): loss pssim {pssim_loss:.7f} torch {loss:.7f} "
-          f"rel {loss_rel:.2e}")
+    extras = []
+    if manifest.get("dropout"):
+        extras.append(f"dropout {manifest['dropout']}, {'eval' if info.get('mode') == 'eval' else 'train'} mode")
+    if info.get("clip_norm") is not None:
+        extras.append(f"clipped to norm {info['clip_norm']:g} (norm before: {norm:.4g})")
+    print(f"{label} ({case_dir}){' [' + '; '.join(extras) + ']' if extras else ''}: loss pssim {pssim_loss:.7f} "
+          f"torch {loss:.7f} rel {loss_rel:.2e}")
     for name, shape, rel in rows:
         print(f"    {name:24s} {str(shape):18s} max rel diff {rel:.2e}")
     print(f"    worst relative difference {worst:.2e} ({'OK' if worst <= tol else 'FAIL'})")
     if worst > tol and near_ties and manifest["kind"] == "sequential":
-        _, _, counts = gradients(case_dir, manifest, dtype, True)
+        _, _, counts, _ = gradients(case_dir, info, dtype, True)
         ties = sum(counts)
         if 0 < ties <= 12:
-            best, flip = min((compare(case_dir, *gradients(case_dir, manifest, dtype, True, f, counts)[:2])[3], f)
+            best, flip = min((compare(case_dir, *gradients(case_dir, info, dtype, True, f, counts)[:2])[3], f)
                              for f in range(1 << ties))
             flipped = [j for j in range(ties) if (flip >> j) & 1]
             print(f"    {ties} pooling window(s) hold two values within 1e-6; with the runner-up in window(s) "

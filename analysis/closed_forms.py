@@ -2,6 +2,7 @@
 pssim's flow model gives them exactly (a star network, equal workers, no noise).
 
     round_time(scenario) -> seconds or None
+    worker_nic_bound(scenario) -> seconds or None
 
 `scenario` is a resolved scenario as written next to a run's results (scenario.yaml,
 loaded with yaml.safe_load). With M the model's bytes, N workers, B_w and B_s the worker
@@ -14,6 +15,8 @@ and c the compute time of one iteration:
     halving-doubling (N = 2^k)      2 (N-1)/N M / B_w + 2 log2(N) alpha + c
 
 (tests/ps, tests/collective and tests/experiment pin these against the simulator.)
+The workers' NIC bound of a sharded PS, 2 M / B_w + 2 alpha + c, is what no number of
+shards removes: each worker's own NIC carries the whole model each way every round.
 """
 import math
 import re
@@ -44,8 +47,9 @@ def _flops(text):
     return float(m.group(1)) * _UNITS[m.group(2)]
 
 
-def round_time(s):
-    network, cluster, protocol, model = s["network"], s["cluster"], s["protocol"], s["model"]
+def _terms(s):
+    """(N, M, B_w, alpha, c) of an exact case (star, synthetic model, equal workers), or None."""
+    network, cluster, model = s["network"], s["cluster"], s["model"]
     workers = cluster["workers"]
     if network["topology"] != "star" or network.get("nic_overrides"):
         return None
@@ -58,6 +62,23 @@ def round_time(s):
     b_w = _bandwidth(network["worker_nic"]["bandwidth"])
     alpha = 2 * _duration(network["worker_nic"]["latency"])
     compute = _number(s["data"]["batch_size"]) * _flops(model["flops_per_sample"]) / _flops(workers["throughput"])
+    return n, m, b_w, alpha, compute
+
+
+def worker_nic_bound(s):
+    terms = _terms(s)
+    if terms is None or s["protocol"]["mode"] != "sync":
+        return None
+    _, m, b_w, alpha, compute = terms
+    return 2 * m / b_w + 2 * alpha + compute
+
+
+def round_time(s):
+    terms = _terms(s)
+    if terms is None:
+        return None
+    n, m, b_w, alpha, compute = terms
+    network, cluster, protocol = s["network"], s["cluster"], s["protocol"]
     mode = protocol["mode"]
     if mode == "allreduce":
         algorithm = protocol["algorithm"]

@@ -1,33 +1,48 @@
 #!/usr/bin/env python3
 """Figures from pssim results (run with /usr/bin/python3: Debian's matplotlib and pandas).
 
-    plot.py [-o OUT] PATH...
+    plot.py [-o OUT] [--window START:END] PATH...
 
 Each PATH is a run directory (summary.json), a baseline directory (curve.csv, from
 `pssim train`) or a sweep directory (sweep.csv and points/). Every figure that the inputs
-allow is written to OUT (default: <first PATH>/plots) as PNG and SVG:
+allow is written as PNG and SVG:
 
   accuracy_vs_time      test accuracy and training loss against simulated time, one line
-                        per run (perplexity for language models)
+                        per run (perplexity on a log axis for language models)
   accuracy_vs_bytes     test accuracy against bytes sent
   accuracy_vs_epochs    test accuracy against passes over the data, with `pssim train`
                         baselines (the single-process reference curve)
   time_to_target_vs_workers   sweeps over cluster.workers.count with a target accuracy
   accuracy_vs_workers   sweeps over cluster.workers.count: best test accuracy
   staleness_vs_workers  sweeps over cluster.workers.count (async, SSP): mean and max staleness
-  round_time_vs_shards  sweeps over cluster.servers.shards: round time and throughput
+  round_time_vs_shards  sweeps over cluster.servers.shards: round time and throughput, with
+                        the closed form, the ideal 1/S and the workers' NIC bound
   iteration_time_vs_workers   sweeps over cluster.workers.count of several schemes (PS,
                         colocated PS, all-reduce ...): iteration time per scheme, one panel
                         per network, closed forms dashed where they are exact
-  link_utilization      per run: utilization of the busiest link directions over time
-  staleness_histogram   per run (async and SSP): staleness of the applied gradients
-  worker_timeline       per run with trace.json: each worker's states over time
+  staleness_histogram   async and SSP runs: staleness of the applied gradients
+  link_utilization      per run: utilization over time by link class (worker NICs as a
+                        band: min, median, max), in windows of several rounds
+  worker_timeline       per run with trace.json: each worker's states over time, in a
+                        window (--window START:END in simulated seconds; default: the
+                        first rounds)
 
-Prints the files it wrote. Exit status 2 when a path holds no pssim results, 1 when the
-figures cannot be drawn or written (one line on stderr; PSSIM_DEBUG=1 for the traceback).
+Honesty: a run that diverged is drawn up to its divergence and marked with a cross there;
+a run or sweep point that never reached the target accuracy is marked "not reached" (on
+the axis for time to target); the target is a dashed line on accuracy axes.
+
+Where the figures go: one PATH: PATH/plots (or OUT). Several PATHs: figures that combine
+them in <parent of the first>/plots-<name>-vs-<name>... (or OUT), and each run's own
+figures (link_utilization, worker_timeline) in its own plots/ folder (or OUT/<name>/).
+A sweep's per-point figures go to <its plots folder>/points/NNNN/.
+
+Prints the files it wrote. Exit status 2 when a path holds no pssim results or a bad
+--window, 1 when the figures cannot be drawn or written (one line on stderr;
+PSSIM_DEBUG=1 for the traceback).
 """
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -35,15 +50,23 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.lines  # noqa: E402
+import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from closed_forms import round_time  # noqa: E402
+from closed_forms import round_time, worker_nic_bound  # noqa: E402
+from labels import setting_label  # noqa: E402
 
-STATE_COLORS = {"computing": "#2e7d32", "pushing": "#1565c0", "pulling": "#6a1b9a", "blocked": "#bdbdbd"}
+# Four states that stay apart for colour-blind readers too: green, orange, blue, grey.
+STATE_COLORS = {"computing": "#2e7d32", "pushing": "#ef6c00", "pulling": "#1565c0", "blocked": "#c8c8c8"}
+DIVERGED = dict(marker="X", markersize=11, markeredgecolor="black", markeredgewidth=0.8, linestyle="none")
+
+
+class UsageError(Exception):
+    pass
 
 
 class Run:
@@ -61,6 +84,17 @@ class Run:
         self.metrics = _read_csv(os.path.join(path, "metrics.csv"))
         self.curve = _read_csv(os.path.join(path, "curve.csv"))  # pssim train
 
+    @property
+    def diverged(self):
+        return self.summary.get("stopped_by") == "diverged" or bool(self.summary.get("diverged"))
+
+    @property
+    def target(self):
+        return self.summary.get("target_accuracy")
+
+    def missed_target(self):
+        return self.target is not None and self.summary.get("time_to_target_s") is None
+
     def evals(self):
         """Evaluation rows: time_s (NaN for a baseline), test_accuracy, test_loss,
         perplexity, train_loss, bytes_sent, push_bytes."""
@@ -74,6 +108,12 @@ def _read_csv(path):
     return pd.read_csv(path) if os.path.exists(path) else None
 
 
+def _plain_log2(axis):
+    """A base-2 log axis labelled 1, 2, 4, 8 ... rather than 2^0, 2^1 ..."""
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
 def _log_y(ax):
     """A log y axis labelled at 1, 2 and 5 times the powers of ten, in plain numbers."""
     ax.set_yscale("log")
@@ -82,7 +122,21 @@ def _log_y(ax):
     ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
+def _legend_outside(ax, **kw):
+    """The legend to the right of the axes, never over the data."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **kw)
+
+
+def _target_line(ax, target, language):
+    if target is not None and not language:
+        ax.axhline(100 * target, color="black", linestyle="--", linewidth=0.8, alpha=0.6,
+                   label=f"target {100 * target:g} %")
+
+
 def _save(fig, out, name, written):
+    os.makedirs(out, exist_ok=True)
     for ext in ("png", "svg"):
         target = os.path.join(out, f"{name}.{ext}")
         fig.savefig(target, dpi=130, bbox_inches="tight")
@@ -98,19 +152,53 @@ def _groups(runs_with_evals):
     return list(groups.values())
 
 
+def _outcome(members):
+    """' (diverged)', ' (2/3 seeds diverged)', ' (target not reached)' ... for a legend."""
+    n = len(members)
+    diverged = sum(r.diverged for r, _ in members)
+    missed = sum(r.missed_target() and not r.diverged for r, _ in members)
+    notes = []
+    if diverged:
+        notes.append("diverged" if diverged == n else f"{diverged}/{n} seeds diverged")
+    if missed:
+        notes.append("target not reached" if missed == n else f"{missed}/{n} seeds missed the target")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
 def _plot_group(ax, label, members, x_of, y_of):
     """One line per run; for several seeds, their mean (evaluation by evaluation, up to the
-    shortest run) with a band from the lowest to the highest."""
+    shortest run) with a band from the lowest to the highest. A diverged run gets a cross
+    at its last evaluation (where the loss became NaN it stopped)."""
+    label = label + _outcome(members)
     if len(members) == 1:
         run, e = members[0]
-        ax.plot(x_of(e), y_of(e), marker=".", label=label)
-        return
-    n = min(len(e) for _, e in members)
-    xs = pd.concat([x_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
-    ys = pd.concat([y_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
-    x = xs.mean(axis=1)
-    line, = ax.plot(x, ys.mean(axis=1), marker=".", label=f"{label} ({len(members)} seeds: mean, min-max)")
-    ax.fill_between(x, ys.min(axis=1), ys.max(axis=1), color=line.get_color(), alpha=0.15, linewidth=0)
+        line, = ax.plot(x_of(e), y_of(e), marker=".", label=label)
+    else:
+        n = min(len(e) for _, e in members)
+        xs = pd.concat([x_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
+        ys = pd.concat([y_of(e).iloc[:n].reset_index(drop=True) for _, e in members], axis=1)
+        x = xs.mean(axis=1)
+        line, = ax.plot(x, ys.mean(axis=1), marker=".", label=f"{label}, {len(members)} seeds: mean, min-max")
+        ax.fill_between(x, ys.min(axis=1), ys.max(axis=1), color=line.get_color(), alpha=0.15, linewidth=0)
+    for run, e in members:
+        if run.diverged:
+            x, y = x_of(e), y_of(e)
+            keep = x.notna() & y.notna()
+            if keep.any():
+                ax.plot([x[keep].iloc[-1]], [y[keep].iloc[-1]], color=line.get_color(), **DIVERGED)
+
+
+def _diverged_handle():
+    return matplotlib.lines.Line2D([], [], color="grey", **DIVERGED)
+
+
+def _finish_legend(ax, any_diverged):
+    if any_diverged:
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles + [_diverged_handle()], labels + ["diverged (training loss NaN): last evaluation"],
+                  fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    else:
+        _legend_outside(ax)
 
 
 def plot_accuracy(runs, out, written):
@@ -118,6 +206,9 @@ def plot_accuracy(runs, out, written):
     if not with_eval:
         return
     language = any(r.summary.get("final_perplexity") is not None for r, _ in with_eval)
+    targets = {r.target for r, _ in with_eval if r.target is not None}
+    target = targets.pop() if len(targets) == 1 else None
+    any_diverged = any(r.diverged for r, _ in with_eval)
 
     def quality(e):
         return e["perplexity"] if language else 100 * e["test_accuracy"]
@@ -127,18 +218,17 @@ def plot_accuracy(runs, out, written):
         _plot_group(top, label, members, lambda e: e["time_s"], quality)
         losses = [(r, e.dropna(subset=["train_loss"])) for r, e in members]
         _plot_group(bottom, label, losses, lambda e: e["time_s"], lambda e: e["train_loss"])
-    # Accuracy rises toward the upper right, perplexity falls toward the lower right.
-    corner = "upper right" if language else "lower right"
+    _target_line(top, target, language)
     top.set_ylabel("test perplexity (log scale)" if language else "test accuracy (%)")
     if language:  # it starts near the vocabulary size and ends two orders of magnitude lower
         _log_y(top)
     top.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against simulated time")
-    bottom.set_ylabel("training loss (mean since previous evaluation)")
+    bottom.set_ylabel("training loss\n(mean since previous evaluation)")
     bottom.set_xlabel("simulated time (s)")
+    _log_y(bottom)  # losses fall by decades early on
     top.grid(alpha=0.3)
-    top.legend(fontsize=8, loc=corner)
     bottom.grid(alpha=0.3)
-    bottom.legend(fontsize=8, loc="upper right")
+    _finish_legend(top, any_diverged)
     _save(fig, out, "accuracy_vs_time", written)
 
     with_bytes = [(r, e) for r, e in with_eval if "bytes_sent" in e and e["bytes_sent"].notna().any()]
@@ -157,6 +247,7 @@ def plot_accuracy(runs, out, written):
             # The log panel starts at the first evaluation with bytes pushed.
             kept = [(r, e[e[column] > 0] if log else e) for r, e in members]
             _plot_group(ax, label, kept, lambda e: e[column] / 1e9, quality)
+        _target_line(ax, target, language)
         if log:
             ax.set_xscale("log")
         ax.set_xlabel(xlabel)
@@ -164,7 +255,7 @@ def plot_accuracy(runs, out, written):
         if language:
             _log_y(ax)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc=corner)
+    _finish_legend(axes[0][-1], any(r.diverged for r, _ in with_bytes))
     fig.suptitle("Held-out " + ("perplexity" if language else "accuracy") + " against bytes on the wire")
     _save(fig, out, "accuracy_vs_bytes", written)
 
@@ -175,63 +266,148 @@ def plot_epochs(runs, out, written):
     for run in runs:
         e = run.evals()
         if e is not None and "epochs" in e:
-            curves.append((run.label, e["epochs"], e["test_accuracy"], e.get("perplexity")))
+            curves.append((run, run.label, e["epochs"], e["test_accuracy"], e.get("perplexity")))
         elif run.curve is not None:
-            curves.append((run.label + " (one process)", run.curve["epoch"], run.curve["test_accuracy"],
+            curves.append((run, run.label + " (one process)", run.curve["epoch"], run.curve["test_accuracy"],
                            run.curve.get("perplexity")))
-    if not any(label.endswith("(one process)") for label, *_ in curves):
+    if not any(label.endswith("(one process)") for _, label, *_ in curves):
         return
     language = any(p is not None and p.notna().any() for *_, p in curves)
+    targets = {r.target for r, *_ in curves if r.target is not None}
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for label, x, acc, ppl in curves:
-        ax.plot(x, ppl if language else 100 * acc, marker=".", label=label,
-                linestyle="--" if label.endswith("(one process)") else "-")
+    for run, label, x, acc, ppl in curves:
+        y = ppl if language else 100 * acc
+        line, = ax.plot(x, y, marker=".", label=label + (" (diverged)" if run.diverged else ""),
+                        linestyle="--" if label.endswith("(one process)") else "-")
+        if run.diverged and len(x):
+            ax.plot([x.iloc[-1]], [y.iloc[-1]], color=line.get_color(), **DIVERGED)
+    _target_line(ax, targets.pop() if len(targets) == 1 else None, language)
     ax.set_xlabel("epochs (passes over the training data)")
-    ax.set_ylabel("test perplexity" if language else "test accuracy (%)")
+    ax.set_ylabel("test perplexity (log scale)" if language else "test accuracy (%)")
+    if language:
+        _log_y(ax)
     ax.set_title("Held-out " + ("perplexity" if language else "accuracy") + " against epochs")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _legend_outside(ax)
     _save(fig, out, "accuracy_vs_epochs", written)
 
 
-def plot_link_utilization(run, out, written, suffix):
+# ---- per-run figures ------------------------------------------------------------------------
+
+def _link_class(name):
+    """(class, direction) of a link direction 'a -> b' of pssim's topologies."""
+    a, _, b = name.partition(" -> ")
+    for host, what in (("worker-", "worker NICs"), ("server-", "server NICs")):
+        if a.startswith(host):
+            return what, "sending"
+        if b.startswith(host):
+            return what, "receiving"
+    if a.startswith("tor-") and b == "core":
+        return "rack uplinks", "up"
+    if a == "core" and b.startswith("tor-"):
+        return "rack uplinks", "down"
+    return name, ""
+
+
+def _rate(bytes_per_s):
+    bits = 8 * bytes_per_s
+    for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if bits >= scale:
+            return f"{bits / scale:g} {unit}"
+    return f"{bits:g} bps"
+
+
+def _period_s(run):
+    """A round (or, without rounds, a mean iteration) in seconds."""
+    if run.summary.get("mean_round_s"):
+        return run.summary["mean_round_s"]
+    workers = _read_csv(os.path.join(run.path, "workers.csv"))
+    if workers is not None and workers["iterations"].mean() > 0:
+        return run.summary.get("sim_time_s", 0) / workers["iterations"].mean()
+    return None
+
+
+def plot_link_utilization(run, out, written):
+    """Utilization by link class: the worker NICs (and any class of more than 3 links) as a
+    band from the least to the most used with the median, other links one by one; means
+    over windows of about ten rounds, so that the recording's bins cannot alias with the
+    rounds (a 10 ms bin against 24 ms rounds shows levels that never happened)."""
     series = _read_csv(os.path.join(run.path, "link_utilization.csv"))
-    if series is None or series.empty:
+    links = _read_csv(os.path.join(run.path, "links.csv"))
+    if series is None or series.empty or links is None:
         return
-    busiest = series.groupby("link")["utilization"].mean().sort_values(ascending=False).index[:6]
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for link in busiest:
-        s = series[series["link"] == link]
-        ax.step(s["time_s"], 100 * s["utilization"], where="post", label=link)
+    capacity = dict(zip(links["link"], links["capacity_Bps"]))
+    table = series.pivot(index="time_s", columns="link", values="utilization").sort_index()
+    times = table.index.to_numpy()
+    bin_s = times[1] - times[0] if len(times) > 1 else run.summary.get("sim_time_s", 1.0)
+    period = _period_s(run)
+    k = 1
+    if period:
+        k = max(1, math.ceil(10 * period / bin_s))
+        k = max(1, min(k, len(times) // 8))  # at least 8 windows
+    window = (pd.Series(range(len(times))) // k).to_numpy()
+    table = table.groupby(window).mean()
+    starts = [times[i * k] for i in range(len(table))]
+    mid = [s + k * bin_s / 2 for s in starts]
+
+    classes = {}
+    for link in table.columns:
+        classes.setdefault(_link_class(link), []).append(link)
+    # The busiest classes first; at most 6 on the figure.
+    order = sorted(classes, key=lambda c: -table[classes[c]].mean().max())[:6]
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+    for cls, direction in order:
+        members = classes[(cls, direction)]
+        caps = sorted({capacity.get(m, float("nan")) for m in members})
+        cap_text = _rate(caps[0]) if len(caps) == 1 else f"{_rate(caps[0])}-{_rate(caps[-1])}"
+        name = f"{cls}, {direction}" if direction else cls
+        data = 100 * table[members]
+        if len(members) > 3:
+            line, = ax.plot(mid, data.median(axis=1), label=f"{name}: {len(members)} x {cap_text}, median, min-max")
+            ax.fill_between(mid, data.min(axis=1), data.max(axis=1), color=line.get_color(), alpha=0.2, linewidth=0)
+        else:
+            for m in members:
+                label = f"{m} ({_rate(capacity.get(m, float('nan')))})" if len(members) > 1 or not direction \
+                    else f"{name}: {m} ({cap_text})"
+                ax.plot(mid, data[m], label=label, marker="." if len(mid) < 40 else None)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("utilization (%)")
     ax.set_ylim(0, 105)
-    ax.set_title(f"Busiest link directions over time: {run.label}")
+    what = f"mean over windows of {1e3 * k * bin_s:.4g} ms"
+    if period:
+        what += f" (about {k * bin_s / period:.3g} {'rounds' if run.summary.get('mean_round_s') else 'iterations'})"
+    ax.set_title(f"Link utilization by class: {run.label}\n{what}", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    _save(fig, out, f"link_utilization{suffix}", written)
+    _legend_outside(ax)
+    _save(fig, out, "link_utilization", written)
 
 
-def plot_staleness(runs, out, written):
-    hists = [(r, r.summary.get("staleness_histogram", [])) for r in runs]
-    hists = [(r, h) for r, h in hists if sum(h) > 0 and len(h) > 1]
-    if not hists:
-        return
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    width = 0.8 / len(hists)
-    for i, (run, h) in enumerate(hists):
-        total = sum(h)
-        xs = [tau + (i - (len(hists) - 1) / 2) * width for tau in range(len(h))]
-        ax.bar(xs, [100 * c / total for c in h], width=width, label=run.label)
-    ax.set_xlabel("staleness (updates applied since the gradient's parameters were sent)")
-    ax.set_ylabel("share of gradients (%)")
-    ax.set_title("Staleness of applied gradients")
-    ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=8)
-    _save(fig, out, "staleness_histogram", written)
+def _parse_window(text):
+    if text is None:
+        return None
+    try:
+        start, end = (float(x) if x else None for x in text.split(":"))
+    except ValueError:
+        raise UsageError(f"--window {text}: expected START:END in simulated seconds, e.g. 0.5:1.2")
+    if start is not None and end is not None and end <= start:
+        raise UsageError(f"--window {text}: END must be after START")
+    return start, end
 
 
-def plot_timeline(run, out, written, suffix, max_workers=32):
+def _default_window(spans):
+    """The first rounds: until the median worker has finished 8 computations."""
+    ends = []
+    for w in {e["tid"] for e in spans}:
+        computing = sorted(e["ts"] + e["dur"] for e in spans if e["tid"] == w and e["name"] == "computing")
+        if len(computing) > 8:
+            ends.append(computing[7])
+    if not ends:
+        return None
+    ends.sort()
+    return 0.0, ends[len(ends) // 2] / 1e6 * 1.05
+
+
+def plot_timeline(run, out, written, window=None, max_workers=32):
     path = os.path.join(run.path, "trace.json")
     if not os.path.exists(path):
         return
@@ -240,29 +416,85 @@ def plot_timeline(run, out, written, suffix, max_workers=32):
     spans = [e for e in events if e.get("ph") == "X" and e.get("cat") == "worker" and e["tid"] < max_workers]
     if not spans:
         return
+    end_of_run = max(e["ts"] + e["dur"] for e in spans) / 1e6
+    chosen = window if window is not None else _default_window(spans)
+    start, end = chosen if chosen else (0.0, end_of_run)
+    start = start if start is not None else 0.0
+    end = end if end is not None else end_of_run
     workers = sorted({e["tid"] for e in spans})
-    fig, ax = plt.subplots(figsize=(9, 0.3 * len(workers) + 1.5))
+    fig, ax = plt.subplots(figsize=(9, 0.3 * len(workers) + 1.8))
     for state, color in STATE_COLORS.items():
         for w in workers:
-            bars = [(e["ts"] / 1e6, e["dur"] / 1e6) for e in spans if e["tid"] == w and e["name"] == state]
+            bars = [(e["ts"] / 1e6, e["dur"] / 1e6) for e in spans if e["tid"] == w and e["name"] == state
+                    and e["ts"] / 1e6 < end and (e["ts"] + e["dur"]) / 1e6 > start]
             if bars:
-                ax.broken_barh(bars, (w - 0.4, 0.8), facecolors=color, label=state if w == workers[0] else None)
+                ax.broken_barh(bars, (w - 0.4, 0.8), facecolors=color)
+    ax.set_xlim(start, end)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("worker")
-    ax.set_title(f"Worker timeline: {run.label}", loc="left")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in STATE_COLORS.values()]
+    ax.set_yticks(workers)
+    shown = f"{start:.4g}-{end:.4g} s of {end_of_run:.4g} s"
+    if window is None and chosen:
+        shown += " (the first rounds; pssim plot --window START:END for others)"
+    ax.set_title(f"Worker timeline: {run.label}\n{shown}", loc="left", fontsize=10)
+    handles = [matplotlib.patches.Patch(color=c) for c in STATE_COLORS.values()]
     ax.legend(handles, STATE_COLORS.keys(), fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=4)
-    _save(fig, out, f"worker_timeline{suffix}", written)
+    _save(fig, out, "worker_timeline", written)
+
+
+def plot_staleness(runs, out, written):
+    hists = [(r, r.summary.get("staleness_histogram", [])) for r in runs]
+    hists = [(r, h) for r, h in hists if sum(h) > 0 and len(h) > 1]
+    if not hists:
+        return
+    lo = min(next(t for t, c in enumerate(h) if c > 0) for _, h in hists)
+    hi = max(max(t for t, c in enumerate(h) if c > 0) for _, h in hists)
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+    bars = len(hists) <= 3 and hi - lo <= 40
+    width = 0.8 / len(hists)
+    for i, (run, h) in enumerate(hists):
+        total = sum(h)
+        taus = list(range(lo, hi + 1))
+        share = [100 * (h[t] if t < len(h) else 0) / total for t in taus]
+        mean = sum(t * c for t, c in enumerate(h)) / total
+        label = f"{run.label} (mean {mean:.3g})"
+        if bars:
+            ax.bar([t + (i - (len(hists) - 1) / 2) * width for t in taus], share, width=width, label=label)
+        else:  # many runs or a wide range: outlines, one per run
+            ax.step(taus, share, where="mid", label=label)
+    ax.set_xlim(lo - 0.6, hi + 0.6)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax.set_xlabel("staleness (updates applied since the gradient's parameters were sent)")
+    ax.set_ylabel("share of gradients (%)")
+    ax.set_title("Staleness of applied gradients")
+    ax.grid(alpha=0.3, axis="y")
+    _legend_outside(ax)
+    _save(fig, out, "staleness_histogram", written)
+
+
+# ---- sweeps ---------------------------------------------------------------------------------
+
+def _point_dir(path, row):
+    return os.path.join(path, "points", f"{int(row['point']):04d}")
+
+
+def _point_scenario(path, row):
+    p = os.path.join(_point_dir(path, row), "scenario.yaml")
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        return yaml.safe_load(f)
 
 
 def plot_sweep(path, out, written):
-    table = pd.read_csv(os.path.join(path, "sweep.csv"))
-    table = table[table["status"] == "ok"]
-    axes = [c for c in table.columns[2 : list(table.columns).index("status")]]
+    full = pd.read_csv(os.path.join(path, "sweep.csv"))
+    table = full[full["status"] == "ok"].copy()
+    axes = [c for c in full.columns[2 : list(full.columns).index("status")]]
     name = os.path.basename(os.path.normpath(path))
-
-    def short(axis):
-        return ".".join(axis.split(".")[-2:])
+    if table.empty:
+        return []
+    table["diverged_run"] = table["stopped_by"] == "diverged"
+    scenarios = {int(row["point"]): _point_scenario(path, row) for _, row in table.iterrows()}
 
     def others(key):
         """Axes that vary independently of `key` (zipped ones follow it and are left out)."""
@@ -274,73 +506,168 @@ def plot_sweep(path, out, written):
         if not group:
             yield name, table.sort_values(key)
             return
-        for values, rows in table.groupby(group if len(group) > 1 else group[0]):
+        for values, rows in table.groupby(group if len(group) > 1 else group[0], sort=False):
             values = values if isinstance(values, tuple) else (values,)
-            label = ", ".join(f"{short(g)}={v}" for g, v in zip(group, values))
+            label = setting_label(dict(zip(group, values)), scenarios[int(rows.iloc[0]["point"])])
             yield label, rows.sort_values(key)
+
+    def setup_log2_x(ax, label):
+        ax.set_xlabel(label)
+        ax.set_xscale("log", base=2)
+        _plain_log2(ax.xaxis)
 
     shard_key = next((a for a in axes if a.endswith("servers.shards")), None)
     if shard_key and table["mean_round_s"].notna().any():
-        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+        fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.5))
+        bound_drawn = False
         for label, rows in lines(shard_key):
             agg = rows.groupby(shard_key).mean(numeric_only=True).reset_index()
-            left.plot(agg[shard_key], 1e3 * agg["mean_round_s"], marker="o", label=label)
-            right.plot(agg[shard_key], agg["rounds"] / agg["sim_time_s"], marker="o", label=label)
-        left.set_ylabel("mean round time (ms)")
+            line, = left.plot(agg[shard_key], 1e3 * agg["mean_round_s"], marker="o", label=label, linestyle="none")
+            color = line.get_color()
+            right.plot(agg[shard_key], agg["rounds"] / agg["sim_time_s"], marker="o", label=label, color=color)
+            # References: the closed form (exact on a star), the ideal 1/S from one shard,
+            # and the bound of the workers' own NICs, which no number of shards removes.
+            first = rows.sort_values(shard_key).iloc[0]
+            forms = [round_time(scenarios[int(r["point"])]) for _, r in rows.sort_values(shard_key).iterrows()]
+            xs = sorted(rows[shard_key].unique())
+            if all(f is not None for f in forms) and forms:
+                exact = rows.sort_values(shard_key).assign(form=forms).groupby(shard_key)["form"].mean()
+                left.plot(exact.index, 1e3 * exact.values, linestyle="--", color=color, linewidth=1)
+            one = agg[agg[shard_key] == xs[0]]["mean_round_s"].iloc[0] * xs[0]
+            left.plot(xs, [1e3 * one / x for x in xs], linestyle=":", color=color, linewidth=1)
+            bound = worker_nic_bound(scenarios[int(first["point"])])
+            if bound:
+                left.axhline(1e3 * bound, color=color, linestyle="-.", linewidth=0.8, alpha=0.7)
+                bound_drawn = True
+        handles, labels = left.get_legend_handles_labels()
+        handles += [matplotlib.lines.Line2D([], [], linestyle="--", color="grey"),
+                    matplotlib.lines.Line2D([], [], linestyle=":", color="grey")]
+        labels += ["closed form 2 max(M/B_w, N M/(S B_s)) + latency + compute", "ideal: one shard's time / S"]
+        if bound_drawn:
+            handles.append(matplotlib.lines.Line2D([], [], linestyle="-.", color="grey"))
+            labels.append("workers' NIC bound 2 M/B_w + latency + compute")
+        left.set_ylabel("mean round time (ms, log scale)")
+        _log_y(left)
         right.set_ylabel("throughput (rounds per simulated second)")
         for ax in (left, right):
-            ax.set_xlabel("parameter shards")
-            ax.set_xscale("log", base=2)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=8)
-        fig.suptitle("Round time and throughput against the number of shards")
+            setup_log2_x(ax, "parameter shards (one per server)")
+            ax.grid(alpha=0.3, which="both")
+        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, bbox_to_anchor=(0.5, -0.02))
+        fig.suptitle("Round time and throughput against the number of shards (markers: simulated)")
+        fig.tight_layout(rect=(0, 0.12, 1, 1))
         _save(fig, out, "round_time_vs_shards", written)
 
     worker_key = next((a for a in axes if a.endswith("workers.count")), None)
-
-    def against_workers(figure, ylabel, title, draw, log_y=False):
-        """One line per setting of the other axes: draw(ax, agg, label) plots the
-        seed-averaged rows `agg` against worker_key."""
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
-        for label, rows in lines(worker_key):
-            draw(ax, rows.groupby(worker_key).mean(numeric_only=True).reset_index(), label)
-        ax.set_xlabel("workers")
-        ax.set_ylabel(ylabel)
-        ax.set_xscale("log", base=2)
-        if log_y:
-            ax.set_yscale("log", base=2)
-        ax.set_title(title)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        _save(fig, out, figure, written)
-
-    def draw_staleness(ax, agg, label):
-        line = ax.plot(agg[worker_key], agg["mean_staleness"], marker="o", label=f"{label} (mean)")
-        ax.plot(agg[worker_key], agg["max_staleness"], marker="x", linestyle=":", color=line[0].get_color(),
-                label=f"{label} (max)")
-
-    if worker_key and table["time_to_target_s"].notna().any():
-        against_workers("time_to_target_vs_workers", "simulated time to target accuracy (s)",
-                        "Time to target accuracy against the number of workers",
-                        lambda ax, agg, label: ax.plot(agg[worker_key], agg["time_to_target_s"], marker="o",
-                                                       label=label))
-    if worker_key and table["best_test_accuracy"].notna().any():
-        against_workers("accuracy_vs_workers", "best test accuracy (%)",
-                        "Best test accuracy against the number of workers",
-                        lambda ax, agg, label: ax.plot(agg[worker_key], 100 * agg["best_test_accuracy"], marker="o",
-                                                       label=label))
-    if worker_key and (table["mean_staleness"] > 0).any():
-        against_workers("staleness_vs_workers", "staleness (updates)",
-                        "Staleness of applied gradients against the number of workers", draw_staleness, log_y=True)
+    if worker_key:
+        _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
 
     # Every point's curves on shared axes, labelled by its swept values; the seeds of one
     # setting are drawn as their mean and spread.
     runs = []
     for _, row in table.iterrows():
-        point = os.path.join(path, "points", f"{int(row['point']):04d}")
-        group = ", ".join(f"{short(a)}={row[a]}" for a in axes) or name
-        runs.append(Run(point, f"{group}, seed={row['seed']}", group))
+        point = _point_dir(path, row)
+        group = setting_label({a: row[a] for a in axes}, scenarios[int(row["point"])]) or name
+        runs.append(Run(point, f"{group}, seed {row['seed']}", group))
     return runs
+
+
+def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written):
+    """time_to_target_vs_workers, accuracy_vs_workers, staleness_vs_workers: one line per
+    setting of the other axes; seeds averaged; failures drawn, not dropped."""
+
+    def figure(name, ylabel, title, draw, log_y=False, note=None):
+        fig, ax = plt.subplots(figsize=(8.5, 4.5))
+        extra = draw(ax)
+        setup_log2_x(ax, "workers")
+        ax.set_ylabel(ylabel)
+        if log_y:
+            ax.set_yscale("log", base=2)
+            _plain_log2(ax.yaxis)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        for h, l in extra or []:
+            handles.append(h)
+            labels.append(l)
+        ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        if note:
+            fig.text(0.01, -0.02, note, fontsize=8, ha="left", va="top")
+        _save(fig, out, name, written)
+
+    has_target = "time_to_target_s" in table and table.get("target_accuracy") is not None
+    targets = table["target_accuracy"].dropna().unique() if "target_accuracy" in table else []
+    if len(targets) or table["time_to_target_s"].notna().any():
+        def draw_ttt(ax):
+            reached_max = table["time_to_target_s"].max()
+            top = (reached_max if pd.notna(reached_max) else 1.0) * 1.25
+            row_y = top * 1.1  # the "not reached" row above every reached value
+            legend = []
+            for label, rows in lines(worker_key):
+                xs, ys, miss_x, div_x, notes = [], [], [], [], []
+                for n, seeds in rows.groupby(worker_key):
+                    reached = seeds["time_to_target_s"].dropna()
+                    if len(reached):
+                        xs.append(n)
+                        ys.append(reached.mean())
+                        if len(reached) < len(seeds):
+                            notes.append((n, reached.mean(), f"{len(reached)}/{len(seeds)} seeds"))
+                    elif seeds["diverged_run"].all():
+                        div_x.append(n)
+                    else:
+                        miss_x.append(n)
+                line, = ax.plot(xs, ys, marker="o", label=label)
+                color = line.get_color()
+                if miss_x:
+                    ax.plot(miss_x, [row_y] * len(miss_x), marker="^", markerfacecolor="none", markersize=10,
+                            linestyle="none", color=color)
+                if div_x:
+                    ax.plot(div_x, [row_y] * len(div_x), color=color, **DIVERGED)
+                for n, y, text in notes:
+                    ax.annotate(text, (n, y), textcoords="offset points", xytext=(4, 4), fontsize=7, color=color)
+            ax.axhline(row_y * 0.96, color="grey", linewidth=0.6, linestyle=":")
+            ax.set_ylim(0, row_y * 1.08)
+            ticks = [t for t in ax.get_yticks() if 0 <= t < row_y * 0.95]
+            ax.set_yticks(ticks + [row_y])
+            ax.set_yticklabels([f"{t:g}" for t in ticks] + ["not reached"])
+            legend.append((matplotlib.lines.Line2D([], [], marker="^", markerfacecolor="none", markersize=9,
+                                                   linestyle="none", color="grey"), "target not reached in the run"))
+            legend.append((_diverged_handle(), "diverged (training loss NaN)"))
+            return legend
+
+        target_text = f" of {100 * targets[0]:g} %" if len(targets) == 1 else ""
+        figure("time_to_target_vs_workers", f"simulated time to the target{target_text} (s)",
+               f"Time to target accuracy{target_text} against the number of workers", draw_ttt)
+
+    if table["best_test_accuracy"].notna().any():
+        def draw_acc(ax):
+            for label, rows in lines(worker_key):
+                agg = rows.groupby(worker_key).agg(best=("best_test_accuracy", "mean"),
+                                                   diverged=("diverged_run", "any")).reset_index()
+                line, = ax.plot(agg[worker_key], 100 * agg["best"], marker="o", label=label)
+                bad = agg[agg["diverged"]]
+                if len(bad):
+                    ax.plot(bad[worker_key], 100 * bad["best"], color=line.get_color(), **DIVERGED)
+            if len(targets) == 1:
+                ax.axhline(100 * targets[0], color="black", linestyle="--", linewidth=0.8, alpha=0.6,
+                           label=f"target {100 * targets[0]:g} %")
+            return [(_diverged_handle(), "diverged: best accuracy before the loss became NaN")]
+
+        figure("accuracy_vs_workers", "best test accuracy (%)", "Best test accuracy against the number of workers",
+               draw_acc)
+
+    if (table["mean_staleness"] > 0).any():
+        def draw_staleness(ax):
+            for label, rows in lines(worker_key):
+                agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
+                line = ax.plot(agg[worker_key], agg["mean_staleness"], marker="o", label=f"{label} (mean)")
+                ax.plot(agg[worker_key], agg["max_staleness"], marker="x", linestyle=":", color=line[0].get_color(),
+                        label=f"{label} (max)")
+            n = sorted(table[worker_key].unique())
+            ax.plot(n, [x - 1 for x in n], color="grey", linewidth=0.8, linestyle="--", label="N - 1")
+            return []
+
+        figure("staleness_vs_workers", "staleness (updates, log scale)",
+               "Staleness of applied gradients against the number of workers", draw_staleness, log_y=True)
 
 
 def _scheme_label(s):
@@ -374,10 +701,8 @@ def plot_schemes(paths, out, written):
         if not any(c.endswith("workers.count") for c in table.columns):
             continue
         for _, row in table[table["status"] == "ok"].iterrows():
-            point = os.path.join(path, "points", f"{int(row['point']):04d}")
-            with open(os.path.join(point, "scenario.yaml")) as f:
-                s = yaml.safe_load(f)
-            if pd.isna(row["mean_round_s"]):
+            s = _point_scenario(path, row)
+            if pd.isna(row["mean_round_s"]) or s is None:
                 continue
             rows.append({"network": _network_label(s), "scheme": _scheme_label(s),
                          "workers": int(s["cluster"]["workers"]["count"]), "round_s": row["mean_round_s"],
@@ -410,7 +735,7 @@ def plot_schemes(paths, out, written):
                 if exact:
                     ax.plot(d.index, 1e3 * d["closed_form_s"], linestyle="--", color=color, linewidth=1)
             ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            _plain_log2(ax.xaxis)
             ax.grid(alpha=0.3, which="both")
             if row == 0:
                 _log_y(ax)
@@ -431,37 +756,69 @@ def plot_schemes(paths, out, written):
     _save(fig, out, "iteration_time_vs_workers", written)
 
 
+# ---- where the figures go --------------------------------------------------------------------
+
+def _name(path):
+    return os.path.basename(os.path.normpath(path))
+
+
+def combined_folder(paths, output):
+    """OUT, PATH/plots for one input, or a folder named for the comparison beside the first."""
+    if output:
+        return output
+    if len(paths) == 1:
+        return os.path.join(paths[0], "plots")
+    name = "plots-" + "-vs-".join(_name(p) for p in paths)
+    if len(name) > 120:
+        name = name[:100] + f"-and-{len(paths)}-inputs"
+    return os.path.join(os.path.dirname(os.path.normpath(paths[0])) or ".", name)
+
+
+def run_folder(path, paths, output):
+    """Where one input's own figures go."""
+    if len(paths) == 1:
+        return output or os.path.join(path, "plots")
+    return os.path.join(output, _name(path)) if output else os.path.join(path, "plots")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+")
     parser.add_argument("-o", "--output")
+    parser.add_argument("--window", help="worker timelines: START:END in simulated seconds (either may be empty)")
     args = parser.parse_args()
-    out = args.output or os.path.join(args.paths[0], "plots")
-    os.makedirs(out, exist_ok=True)
+    try:
+        window = _parse_window(args.window)
+    except UsageError as e:
+        print(f"pssim plot: {e}", file=sys.stderr)
+        return 2
+    out = combined_folder(args.paths, args.output)
     written = []
     runs = []
-    single_runs = []  # runs given directly: they also get per-run figures
+    own = []  # (run, folder): inputs' own figures
     sweeps = []
     for path in args.paths:
         if os.path.exists(os.path.join(path, "sweep.csv")):
-            runs += plot_sweep(path, out, written) or []
+            points = plot_sweep(path, out, written) or []
+            runs += points
             sweeps.append(path)
+            folder = run_folder(path, args.paths, args.output)
+            own += [(p, os.path.join(folder, "points", _name(p.path))) for p in points]
         elif os.path.exists(os.path.join(path, "curve.csv")):
             runs.append(Run(path))  # a baseline from `pssim train`
         elif os.path.exists(os.path.join(path, "summary.json")):
             runs.append(Run(path))
-            single_runs.append(runs[-1])
+            own.append((runs[-1], run_folder(path, args.paths, args.output)))
         else:
-            print(f"plot.py: {path}: no summary.json, curve.csv or sweep.csv: not a pssim result", file=sys.stderr)
+            print(f"pssim plot: {path}: no summary.json, curve.csv or sweep.csv: not a pssim result", file=sys.stderr)
             return 2
     plot_schemes(sweeps, out, written)
     plot_accuracy(runs, out, written)
     plot_epochs(runs, out, written)
     plot_staleness(runs, out, written)
-    for i, run in enumerate(single_runs):
-        suffix = "" if len(single_runs) == 1 else f"_{run.label}"
-        plot_link_utilization(run, out, written, suffix)
-        plot_timeline(run, out, written, suffix)
+    for run, folder in own:
+        plot_link_utilization(run, folder, written)
+        plot_timeline(run, folder, written, window)
     for w in written:
         print(w)
     return 0

@@ -106,20 +106,25 @@ class Sequential(nn.Module):
 
 
 class LstmLM(nn.Module):
-    """pssim's lstm-lm: embedding, nn.LSTM (zero initial state), linear decoder."""
+    """pssim's lstm-lm: embedding, nn.LSTM (zero initial state), linear decoder; with
+    dropout as PyTorch's word-language-model example: on the embedded inputs, between the
+    LSTM layers (nn.LSTM(dropout=p)) and on the output."""
 
     def __init__(self, manifest):
         super().__init__()
         v, e, h, layers = (manifest[k] for k in ("vocab_size", "embed_dim", "hidden_size", "num_layers"))
+        p = manifest.get("dropout", 0.0)
+        self.drop = nn.Dropout(p)
         self.embedding = nn.Embedding(v, e)
-        self.lstm = nn.LSTM(e, h, layers)
+        self.lstm = nn.LSTM(e, h, layers, dropout=p if layers > 1 else 0.0)
         self.decoder = nn.Linear(h, v)
 
     def forward(self, tokens):
         """tokens [B, S+1] int64 -> (log-probabilities [S*B, V], targets [S*B]), time-major."""
         inputs = tokens[:, :-1].t()            # [S, B]
         targets = tokens[:, 1:].t().reshape(-1)
-        out, _ = self.lstm(self.embedding(inputs))  # [S, B, H]
+        out, _ = self.lstm(self.drop(self.embedding(inputs)))  # [S, B, H]
+        out = self.drop(out)
         logits = self.decoder(out.reshape(-1, out.shape[-1]))
         return F.log_softmax(logits, dim=1), targets
 

@@ -24,6 +24,7 @@ sweep stragglers && keep stragglers accuracy_vs_time
 sweep staleness && keep staleness staleness_vs_workers && keep staleness accuracy_vs_workers
 sweep shards && keep shards round_time_vs_shards
 sweep compression && keep compression accuracy_vs_time && keep compression accuracy_vs_bytes
+sweep local-sgd && keep local-sgd accuracy_vs_time && keep local-sgd accuracy_vs_bytes
 
 # Parameter server or all-reduce: iteration time against workers, every scheme together.
 for s in schemes-ps schemes-allreduce-star schemes-allreduce-two-tier; do
@@ -44,4 +45,5 @@ sweep hybrid && keep hybrid accuracy_vs_bytes
   -o results/stragglers-trace -q
 "$pssim" plot results/stragglers-trace -o results/stragglers-trace/plots >/dev/null
 cp results/stragglers-trace/plots/worker_timeline.png docs/figures/stragglers_worker_timeline.png
+cp results/stragglers-trace/plots/link_utilization.png docs/figures/stragglers_link_utilization.png
 ls -l docs/figures

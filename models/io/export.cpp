@@ -9,6 +9,7 @@
 #include "models/data/data_error.hpp"
 
 #include "models/io/npy.hpp"
+#include "models/optim/clip_norm.hpp"
 #include "models/nets/sequential_net.hpp"
 
 namespace pssim::models {
@@ -50,12 +51,14 @@ std::vector<float> load_params_npy(const std::string& dir, const ParamLayout& la
 
 GradientCase export_gradient_case(const std::string& dir, const Network& net,
                                   std::span<const float> params, const BatchView& batch,
-                                  std::uint64_t dropout_seed) {
+                                  std::uint64_t dropout_seed, const CaseOptions& options) {
   fs::create_directories(dir);
-  auto ws = net.make_workspace();
+  const Network& computing = options.eval_twin ? *options.eval_twin : net;
+  auto ws = computing.make_workspace();
   GradientCase c;
   c.grad.resize(net.num_params());
-  c.loss = net.loss_and_gradient(params, batch, c.grad, *ws, dropout_seed);
+  c.loss = computing.loss_and_gradient(params, batch, c.grad, *ws, dropout_seed);
+  if (options.clip_norm) clip_global_norm(c.grad, *options.clip_norm);
   save_params_npy(dir + "/params", net.layout(), params);
   save_params_npy(dir + "/grads", net.layout(), c.grad);
   if (net.task() == TaskKind::classification) {
@@ -64,7 +67,7 @@ GradientCase export_gradient_case(const std::string& dir, const Network& net,
     write_npy(dir + "/batch_inputs.npy", batch.inputs, {batch.size, in.c, in.h, in.w});
     std::vector<std::int64_t> labels(batch.labels.begin(), batch.labels.end());
     write_npy(dir + "/batch_labels.npy", std::span<const std::int64_t>(labels), {batch.size});
-    const auto masks = net.dropout_masks(*ws, batch.size);
+    const auto masks = computing.dropout_masks(*ws, batch.size);
     if (!masks.empty()) fs::create_directories(dir + "/dropout");
     for (const auto& [name, mask] : masks) {
       write_npy(fmt::format("{}/dropout/{}.npy", dir, name), mask,
@@ -79,9 +82,11 @@ GradientCase export_gradient_case(const std::string& dir, const Network& net,
   write_npy(dir + "/loss.npy", std::span<const double>(&loss, 1), {1});
   std::ofstream manifest(dir + "/model.json");
   manifest << fmt::format("{{\"model\": {}, \"loss\": {:.9g}, \"batch_size\": {}, "
-                          "\"dropout_seed\": {}, \"num_params\": {}}}\n",
+                          "\"dropout_seed\": {}, \"num_params\": {}, \"mode\": \"{}\", "
+                          "\"clip_norm\": {}}}\n",
                           net.manifest_json(), c.loss, batch.size, dropout_seed,
-                          net.num_params());
+                          net.num_params(), options.eval_twin ? "eval" : "train",
+                          options.clip_norm ? fmt::format("{}", *options.clip_norm) : "null");
   if (!manifest) throw std::runtime_error(fmt::format("cannot write '{}/model.json'", dir));
   return c;
 }

@@ -10,11 +10,15 @@
 //   batch_tokens.npy        int64 [B, S+1]         (language model)
 //   dropout/layers.<i>.npy  float32 scaled keep-masks [B, features] of dropout layer i
 //   loss.npy                float64 [1] mean loss
+// model.json also says "mode": "train" (dropout active, masks exported for sequential
+// nets) or "eval" (dropout off: the gradient of the network in evaluation mode), and
+// "clip_norm" (null, or the global norm the exported gradient was clipped to).
 // analysis/check_against_torch.py rebuilds the nn.Module, loads params and batch, applies
 // the same dropout masks and compares the loss and every gradient.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,10 +41,18 @@ struct GradientCase {
   std::vector<float> grad;
 };
 
-/// Computes loss and gradient of `batch` at `params` (training mode, `dropout_seed`) and
-/// writes the whole case under `dir` as described above. Returns what it wrote.
+struct CaseOptions {
+  std::optional<double> clip_norm;  ///< clip the gradient to this global norm (clip_norm.hpp)
+  /// Evaluation mode: this network (the same layout, without dropout) computes the loss
+  /// and gradient; null: `net` in training mode.
+  const Network* eval_twin = nullptr;
+};
+
+/// Computes loss and gradient of `batch` at `params` (training mode, `dropout_seed`,
+/// unless options.eval_twin) and writes the whole case under `dir` as described above.
+/// Returns what it wrote.
 GradientCase export_gradient_case(const std::string& dir, const Network& net,
                                   std::span<const float> params, const BatchView& batch,
-                                  std::uint64_t dropout_seed);
+                                  std::uint64_t dropout_seed, const CaseOptions& options = {});
 
 }  // namespace pssim::models

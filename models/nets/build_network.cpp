@@ -11,7 +11,8 @@ template <typename Real>
 std::unique_ptr<NetworkT<Real>> build_network(const NetworkSpec& spec) {
   if (spec.preset == "lstm-lm") {
     return std::make_unique<LstmLanguageModel<Real>>(spec.vocab_size, spec.embed_dim,
-                                                     spec.hidden_size, spec.num_layers);
+                                                     spec.hidden_size, spec.num_layers,
+                                                     spec.dropout.value_or(0.0));
   }
   if (spec.preset.empty()) {
     return std::make_unique<SequentialNet<Real>>(spec.layers, spec.input, spec.num_classes,

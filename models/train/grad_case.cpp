@@ -20,8 +20,19 @@ GradientCase export_config_case(const TrainConfig& config, const std::string& ou
   std::iota(items.begin(), items.end(), 0);
   Batch batch;
   data.fill_batch(items, batch);
-  return export_gradient_case(out_dir, *net, params, batch.view(),
-                              derive_seed(config.seed, "dropout", 1));
+  CaseOptions options;
+  options.clip_norm = config.clip_norm;
+  // PyTorch's nn.LSTM draws its own dropout masks, which cannot be handed to it: an LSTM
+  // with dropout is checked in evaluation mode (its training-mode gradient is checked by
+  // finite differences in tests/models).
+  std::unique_ptr<Network> twin;
+  if (spec.preset == "lstm-lm" && spec.dropout.value_or(0.0) > 0.0) {
+    NetworkSpec plain = spec;
+    plain.dropout = 0.0;
+    twin = build_network<float>(plain);
+    options.eval_twin = twin.get();
+  }
+  return export_gradient_case(out_dir, *net, params, batch.view(), derive_seed(config.seed, "dropout", 1), options);
 }
 
 }  // namespace pssim::models

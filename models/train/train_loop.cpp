@@ -10,6 +10,7 @@
 
 #include "models/core/seed.hpp"
 #include "models/nets/build_network.hpp"
+#include "models/optim/clip_norm.hpp"
 
 namespace pssim::models {
 
@@ -26,6 +27,7 @@ TrainResult train_single_process(const TrainConfig& config, const TrainingData& 
   auto params = net->init_params(derive_seed(config.seed, "init"));
   std::vector<float> grad(net->num_params());
   SliceOptimizer opt(config.optimizer, 0, params.size());
+  PlateauTracker plateau(config.schedule);
 
   std::vector<std::int64_t> items(std::size_t(data.num_train_items()));
   std::iota(items.begin(), items.end(), 0);
@@ -53,6 +55,7 @@ TrainResult train_single_process(const TrainConfig& config, const TrainingData& 
     p.eval = data.evaluate(*net, params, *eval_ws);
     p.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     loss_sum = 0, loss_steps = 0;
+    plateau.observe(p.eval.loss);
     result.curve.push_back(p);
     if (on_point) on_point(p);
   };
@@ -68,7 +71,9 @@ TrainResult train_single_process(const TrainConfig& config, const TrainingData& 
           "training diverged: loss {} at step {}; lower training.optimizer.lr (now {})", loss,
           step, config.optimizer.lr));
     }
-    opt.step(params, grad);
+    if (config.clip_norm) clip_global_norm(grad, *config.clip_norm);
+    // Step `step` is the schedule's t = step - 1 (the first update runs at the full rate).
+    opt.step(params, grad, config.optimizer.lr * schedule_factor(config.schedule, step - 1) * plateau.factor());
     loss_sum += loss, ++loss_steps, samples += batch.size;
     if ((config.eval_every > 0 && step % config.eval_every == 0) || step == total) emit(step);
   }

@@ -9,11 +9,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/data/training_data.hpp"
 #include "models/nets/network_spec.hpp"
+#include "models/optim/lr_schedule.hpp"
 #include "models/optim/optimizer.hpp"
 
 namespace pssim::models {
@@ -28,6 +30,8 @@ struct TrainConfig {
   std::int64_t max_steps = 0;    ///< > 0: stop after this many steps even mid-epoch
   std::int64_t eval_every = 0;   ///< evaluate every this many steps (0: start and end only)
   std::uint64_t seed = 1;
+  std::optional<double> clip_norm;  ///< clip each gradient to this global L2 norm
+  LrScheduleSpec schedule;          ///< step t = 0, 1, ...; plateau: on each evaluation's test loss
 };
 
 struct TrainPoint {

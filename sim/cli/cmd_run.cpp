@@ -9,6 +9,7 @@
 #include "sim/cli/output_option.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/cli/report.hpp"
+#include "sim/cli/run_summary.hpp"
 #include "sim/cli/scenario_args.hpp"
 #include "sim/experiment/run_job.hpp"
 #include "sim/output/output_directory.hpp"
@@ -33,7 +34,7 @@ int run(const RunOptions& o) {
     experiment::JobOptions job;
     job.threads = o.threads;
     job.on_progress = [&bar](const experiment::Experiment& e) {
-      const double updates = static_cast<double>(e.protocol().totals().updates);
+      const double updates = static_cast<double>(e.protocol().least_updates());
       bar.update(e.progress_fraction(),
                  fmt::format("sim {:.4g} s  {:.3g} updates/s", to_seconds(e.simulator().now()),
                              updates / std::max(bar.elapsed(), 1e-9)));
@@ -41,11 +42,11 @@ int run(const RunOptions& o) {
     const auto result = experiment::run_to_directory(loaded, dir, job);
     bar.finish();
     if (!result.lock_unsupported.empty()) warn_unlocked(result.lock_unsupported);
-    if (!o.quiet)
-      fmt::print("{}: simulated {:.6g} s in {:.3g} s wall ({:.3g} M events/s); results in {}\n", loaded.scenario.name,
-                 to_seconds(result.stats.sim_time), result.stats.wall_seconds,
-                 static_cast<double>(result.stats.events) / std::max(result.stats.wall_seconds, 1e-9) / 1e6,
-                 dir.string());
+    if (!o.quiet) fmt::print("{}\n", run_summary_line(loaded.scenario, result, dir));
+    // A diverged run is a result (exit 0: a sweep's diverged point is data), but never a
+    // silent one: said on standard error, also with -q.
+    if (const std::string warning = divergence_warning(loaded.scenario, result); !warning.empty())
+      fmt::print(stderr, "{}\n", warning);
     return kSuccess;
   } catch (...) {  // the progress bar, local to the try block, is already erased
     return report_failure(o.in.scenario);
@@ -61,7 +62,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "Example:\n"
       "  pssim run scenarios/timing/sharded-sync.yaml --set cluster.workers.count=64 --seed 3 -o results/s64\n\n"
       "Writes scenario.yaml (resolved), metrics.csv, rounds.csv, workers.csv, links.csv,\n"
-      "link_utilization.csv and, last, summary.json into the output directory.");
+      "link_utilization.csv and, last, summary.json into the output directory, then prints one\n"
+      "line: how the run stopped (time, update or epoch limit, target reached, DIVERGED), the\n"
+      "accuracy or perplexity reached and where the results are. A diverged run exits 0 (it is a\n"
+      "result) and is also reported on standard error, with -q too.");
   add_scenario_args(cmd, opts->in, "Scenario file (YAML)");
   add_output_option(cmd, opts->output_dir, "Output directory (default: results/<scenario name>)");
   cmd->add_option("--threads", opts->threads, "Threads for gradient math (default: all cores)")

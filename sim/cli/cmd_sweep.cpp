@@ -47,7 +47,7 @@ int run_sweep_command(const SweepCliOptions& o) {
     const sweep::SweepSpec spec = sweep::load_sweep(o.file);
     sweep::SweepOptions options;
     options.output_dir =
-        o.output_dir.empty() ? std::filesystem::path("sweeps") / spec.name : std::filesystem::path(o.output_dir);
+        o.output_dir.empty() ? std::filesystem::path("results") / "sweeps" / spec.name : std::filesystem::path(o.output_dir);
     if (o.merge) return merge(spec, options.output_dir, o.quiet);
     options.jobs = o.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.jobs;
     options.threads_per_point = o.threads;
@@ -94,7 +94,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
       "skipped when the sweep runs again; changed, failed and missing points run again. Exit\n"
       "status 1 if a point failed or sweep.csv has a missing row; 2 for a bad sweep file.");
   cmd->add_option("sweep", o->file, "Sweep file (YAML)")->required();
-  add_output_option(cmd, o->output_dir, "Output directory (default: sweeps/<sweep name>)");
+  add_output_option(cmd, o->output_dir, "Output directory (default: results/sweeps/<sweep name>, beside run's results/<scenario name>)");
   cmd->add_option("-j,--jobs", o->jobs, "Points run at once (default: all cores)");
   cmd->add_option("--threads", o->threads, "Gradient-math threads per point (default 1)")->check(CLI::Range(1u, 1024u));
   add_shard_option(cmd, o->shard);

@@ -5,6 +5,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/exit_codes.hpp"
+#include "sim/experiment/run_job.hpp"
 #include "sim/scenario/load_scenario.hpp"
 #include "sim/scenario/yaml_loader.hpp"
 #include "sim/sweep/sweep_spec.hpp"
@@ -16,7 +17,9 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Example:\n  pssim validate scenarios/*.yaml scenarios/sweeps/*.yaml\n\n"
       "A file with a `base:` key is a sweep: every point's scenario is checked.\n"
-      "Every problem is printed as file:line:col: error: message.");
+      "A scenario (not a sweep's points) is also built as `run` builds it, data loaded, so what\n"
+      "`run` would reject (e.g. qsgd error feedback with too few levels for its shards) is\n"
+      "rejected here too. Every problem is printed as file:line:col: error: message.");
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("scenarios", *files, "Scenario files")->required();
   cmd->callback([files, &exit_code] {
@@ -29,6 +32,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
           fmt::print("{}: ok (sweep {}, {} points)\n", path, spec.name, spec.points.size());
         } else {
           const auto loaded = scenario::load_scenario_file(path);
+          experiment::check_buildable(loaded);
           fmt::print("{}: ok ({})\n", path, loaded.scenario.name);
         }
       } catch (...) {

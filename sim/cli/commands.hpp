@@ -13,5 +13,6 @@ void add_train_command(CLI::App& app, int& exit_code);
 void add_grad_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);
 void add_plot_command(CLI::App& app, int& exit_code);
+void add_compare_command(CLI::App& app, int& exit_code);
 
 }  // namespace pssim::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add_validate_command(app, exit_code);
   add_sweep_command(app, exit_code);
   add_plot_command(app, exit_code);
+  add_compare_command(app, exit_code);
   add_train_command(app, exit_code);
   add_grad_command(app, exit_code);
   add_schema_command(app, exit_code);

@@ -31,6 +31,8 @@ models::TrainConfig baseline_config(const scenario::Scenario& s) {
     throw std::invalid_argument("pssim train runs whole epochs: training.stop.epochs must be a whole number, or "
                                 "give training.stop.updates");
   c.eval_every = s.training.eval_every_steps;
+  c.clip_norm = s.training.clip_norm;
+  c.schedule = s.training.lr.schedule;
   return c;
 }
 

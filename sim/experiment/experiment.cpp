@@ -42,9 +42,10 @@ compute::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
   return c;
 }
 
-ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sample) {
+ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sample, const schemes::Scheme& scheme) {
   ps::PsConfig c;
   c.flops_per_iteration = static_cast<double>(s.data.batch_size()) * flops_per_sample;
+  if (scheme.pushes_change) c.flops_per_iteration *= static_cast<double>(s.protocol.local_steps);  // H batches
   c.apply_bandwidth = s.cluster.servers.apply_bandwidth;
   c.stop.updates = s.training.stop.updates;
   return c;
@@ -52,6 +53,23 @@ ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sampl
 
 training::DirectionCompression direction(const scenario::CompressionDirection& d) {
   return {d.spec, d.error_feedback, d.momentum_correction, d.cost_per_element_s};
+}
+
+training::LearningRatePolicy learning_rate_policy(const scenario::Scenario& s) {
+  training::LearningRatePolicy p;
+  const auto& lr = s.training.lr;
+  p.staleness = lr.staleness == scenario::LearningRateRules::Staleness::Inverse
+                    ? training::LearningRatePolicy::Staleness::Inverse
+                : lr.staleness == scenario::LearningRateRules::Staleness::InversePlusOne
+                    ? training::LearningRatePolicy::Staleness::InversePlusOne
+                    : training::LearningRatePolicy::Staleness::None;
+  p.staleness_coefficient = lr.staleness_coefficient;
+  if (lr.linear_scaling)
+    p.scale = static_cast<double>(s.cluster.workers.count * s.data.batch_size()) / static_cast<double>(lr.base_batch);
+  p.warmup_updates = lr.warmup_updates;
+  p.delay_compensation = lr.delay_compensation;
+  p.schedule = lr.schedule;
+  return p;
 }
 
 // Message sizes for runs without math, and the codec costs.
@@ -166,7 +184,7 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads)
                                                                : net::UtilizationSeries::kDefaultMaxValues);
   compute_ = std::make_unique<compute::ComputeModel>(compute_spec(s.cluster.workers),
                                                      static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
-  ps::PsConfig config = protocol_config(s, flops_per_sample_);
+  ps::PsConfig config = protocol_config(s, flops_per_sample_, scheme_);
   const training::CompressionConfig compression{direction(s.compression.push), direction(s.compression.pull)};
   check_feedback(compression.push, "compression.push", layout_.shards);
   check_feedback(compression.pull, "compression.pull", layout_.shards);
@@ -194,21 +212,15 @@ void Experiment::build_math() {
     const auto& table = network_model_->layout().find("embedding.weight");
     g.sparse_embedding = training::EmbeddingTable{static_cast<std::int64_t>(table.offset), table.shape[0], table.shape[1]};
   }
+  g.clip_norm = s.training.clip_norm;
+  const training::LearningRatePolicy rates = learning_rate_policy(s);
+  if (scheme_.pushes_change) g.local = {s.protocol.local_steps, s.training.optimizer, rates};
   gradients_ = std::make_unique<training::ModelGradients>(*network_model_, *data_, parts, g, *pool_);
 
   training::ModelParametersConfig m;
   m.optimizer = s.training.optimizer;
-  const auto& lr = s.training.lr;
-  m.lr.staleness = lr.staleness == scenario::LearningRateRules::Staleness::Inverse
-                       ? training::LearningRatePolicy::Staleness::Inverse
-                   : lr.staleness == scenario::LearningRateRules::Staleness::InversePlusOne
-                       ? training::LearningRatePolicy::Staleness::InversePlusOne
-                       : training::LearningRatePolicy::Staleness::None;
-  m.lr.staleness_coefficient = lr.staleness_coefficient;
-  if (lr.linear_scaling)
-    m.lr.scale = static_cast<double>(s.cluster.workers.count * s.data.batch_size()) / static_cast<double>(lr.base_batch);
-  m.lr.warmup_updates = lr.warmup_updates;
-  m.lr.delay_compensation = lr.delay_compensation;
+  m.lr = rates;
+  m.add_mean_change = scheme_.pushes_change;
   m.workers = s.cluster.workers.count;
   m.seed = s.seed;
   m.pull = direction(s.compression.pull);
@@ -264,6 +276,7 @@ void Experiment::evaluate_now() {
   protocol::EvalRecord e;
   e.time = sim_.now();
   e.updates = protocol_->totals().updates;
+  e.steps = protocol_->least_updates();
   e.epochs = static_cast<double>(protocol_->totals().samples) / static_cast<double>(gradients_->train_items());
   e.test_loss = r.loss;
   e.test_accuracy = r.accuracy;
@@ -273,6 +286,8 @@ void Experiment::evaluate_now() {
   e.push_bytes = protocol_->totals().push_bytes;
   outcome_.final_eval = e;
   ++outcome_.evaluations;
+  store_->observe_evaluation(r.loss);  // a plateau schedule's evidence
+  gradients_->observe_evaluation(r.loss);
   outcome_.best_accuracy = std::max(outcome_.best_accuracy, e.test_accuracy);
   const auto& target = scenario_.training.target_accuracy;
   if (target && !outcome_.time_to_target && e.test_accuracy >= *target) {

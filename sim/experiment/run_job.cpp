@@ -13,22 +13,44 @@
 namespace pssim::experiment {
 namespace {
 
+// The node a build message is about, when it starts with a key path of the scenario
+// ("compression.push.error_feedback with qsgd ..."): the longest prefix that names a key.
+const scenario::ConfigNode* named_key(const scenario::ConfigNode& root, const std::string& message) {
+  const std::string path = message.substr(0, message.find_first_of(" :,"));
+  const scenario::ConfigNode* node = &root;
+  std::size_t at = 0;
+  while (node && node->is_map() && at < path.size()) {
+    const std::size_t dot = path.find('.', at);
+    const scenario::ConfigNode* child = node->find(path.substr(at, dot == std::string::npos ? dot : dot - at));
+    if (!child) break;
+    node = child;
+    if (dot == std::string::npos) break;
+    at = dot + 1;
+  }
+  return node == &root || node->location().line == 0 ? nullptr : node;
+}
+
 // A scenario the validator accepted can still fail to build (a disconnected topology,
-// more shards than tensors ...): that is the scenario's fault, not the run's. Data errors
-// and lack of memory keep their own type.
-std::unique_ptr<Experiment> build(const scenario::Scenario& s, unsigned threads) {
+// more shards than tensors ...): that is the scenario's fault, not the run's, and it is
+// reported at the key it names when the user wrote that key. Data errors and lack of
+// memory keep their own type.
+std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, unsigned threads) {
   try {
-    return std::make_unique<Experiment>(s, threads);
+    return std::make_unique<Experiment>(loaded.scenario, threads);
   } catch (const models::DataError&) {
     throw;
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
+    if (const scenario::ConfigNode* at = named_key(loaded.resolved, e.what()))
+      throw scenario::ScenarioError(at->location(), e.what());
     throw BuildError(e.what());
   }
 }
 
 }  // namespace
+
+void check_buildable(const scenario::LoadedScenario& loaded) { build(loaded, 1); }
 
 const std::vector<std::string>& run_output_files() {
   // summary.json first: a run killed half-way never leaves a summary that looks complete.
@@ -40,7 +62,7 @@ const std::vector<std::string>& run_output_files() {
 
 JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                            const JobOptions& options) {
-  const std::unique_ptr<Experiment> built = build(loaded.scenario, options.threads);
+  const std::unique_ptr<Experiment> built = build(loaded, options.threads);
   Experiment& experiment = *built;
   output::prepare_output_directory(dir);
   std::optional<output::DirectoryLock> lock;

@@ -34,6 +34,11 @@ class BuildError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// Builds the scenario's simulation as `run` would, without running it (pssim validate):
+/// throws what run_to_directory throws for a scenario that cannot be built (ScenarioError
+/// at the key a problem names, BuildError, models::DataError).
+void check_buildable(const scenario::LoadedScenario& loaded);
+
 /// The files a run writes into its directory (removed before a run, summary.json first).
 const std::vector<std::string>& run_output_files();
 

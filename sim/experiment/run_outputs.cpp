@@ -80,9 +80,16 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   r.stats = stats;
   r.rounds = totals.rounds;
   if (recorder.rounds() > 0) r.mean_round_s = to_seconds(recorder.round_time_sum()) / static_cast<double>(recorder.rounds());
-  r.updates = totals.updates;
-  r.gradients_applied = totals.gradients_applied;
-  r.gradients_dropped = totals.gradients_dropped;
+  r.updates = protocol.least_updates();
+  r.part_updates = totals.updates;
+  r.gradients_applied = totals.worker_gradients_applied;
+  r.gradients_dropped = totals.worker_gradients_dropped;
+  r.gradient_parts_applied = totals.gradients_applied;
+  r.gradient_parts_dropped = totals.gradients_dropped;
+  // Samples the applied gradients covered (local SGD: every local step's batch).
+  const std::int64_t per_gradient = s.data.batch_size() * std::max<std::int64_t>(s.protocol.local_steps, 1);
+  r.samples = r.gradients_applied * per_gradient;
+  r.samples_per_s = stats.sim_time > 0 ? static_cast<double>(r.samples) / to_seconds(stats.sim_time) : 0.0;
   r.messages = net.messages();
   r.bytes_sent = net.bytes_sent();
   r.push_bytes = totals.push_bytes;
@@ -121,7 +128,6 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   r.math = e.has_math();
   r.language_model = stats.training.final_eval.language_model;
   r.final_train_loss = recorder.last_train_loss();
-  (void)s;
   return r;
 }
 
@@ -144,8 +150,13 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
   j.key("rounds").value(r.rounds);
   if (r.mean_round_s) j.key("mean_round_s").value(*r.mean_round_s);
   j.key("updates").value(r.updates);
+  j.key("part_updates").value(r.part_updates);
   j.key("gradients_applied").value(r.gradients_applied);
   j.key("gradients_dropped").value(r.gradients_dropped);
+  j.key("gradient_parts_applied").value(r.gradient_parts_applied);
+  j.key("gradient_parts_dropped").value(r.gradient_parts_dropped);
+  j.key("samples").value(r.samples);
+  j.key("samples_per_s").value(r.samples_per_s);
   j.key("messages").value(r.messages);
   j.key("bytes_sent").value(r.bytes_sent);
   j.key("push_bytes").value(r.push_bytes);
@@ -244,7 +255,7 @@ void MetricsRecorder::on_eval(const protocol::EvalRecord& e) {
   // An evaluation row: the training loss is the mean over shard 0's updates since the
   // previous evaluation.
   metrics_.cell(to_seconds(e.time)).cell(std::string_view("eval"));
-  metrics_.empty_cell().cell(e.updates).empty_cell().empty_cell().empty_cell().empty_cell();
+  metrics_.empty_cell().cell(e.steps).empty_cell().empty_cell().empty_cell().empty_cell();
   const double train_loss = loss_count_ > 0 ? loss_sum_ / static_cast<double>(loss_count_) : std::nan("");
   loss_cell(metrics_, train_loss);
   metrics_.cell(e.test_loss).cell(e.test_accuracy);
@@ -282,7 +293,7 @@ RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& 
 
 std::vector<std::string> figure_names() {
   return {"sim_time_s",        "stopped_by",         "rounds",          "mean_round_s",
-          "updates",           "gradients_applied",  "gradients_dropped", "bytes_sent",
+          "updates",           "gradients_applied",  "gradients_dropped", "samples_per_s", "bytes_sent",
           "push_bytes",        "pull_bytes",         "flows",             "mean_staleness",     "max_staleness",   "computing_share",
           "blocked_share",     "bottleneck_link",    "bottleneck_utilization", "epochs",
           "final_test_accuracy", "best_test_accuracy", "final_train_loss", "time_to_target_s",
@@ -300,6 +311,7 @@ std::vector<Figure> report_figures(const RunReport& r) {
       {"updates", integer(r.updates)},
       {"gradients_applied", integer(r.gradients_applied)},
       {"gradients_dropped", integer(r.gradients_dropped)},
+      {"samples_per_s", num(r.samples_per_s)},
       {"bytes_sent", num(r.bytes_sent)},
       {"push_bytes", num(r.push_bytes)},
       {"pull_bytes", num(r.pull_bytes)},

@@ -3,8 +3,8 @@
 //   scenario.yaml          resolved scenario (written by the caller before the run)
 //   metrics.csv            time series: one "update" row per applied update (time_s, shard,
 //                          version, worker, gradients, staleness_mean, staleness_max,
-//                          train_loss) and one "eval" row per evaluation (updates done in
-//                          `version`, train_loss since the previous one, test_loss,
+//                          train_loss) and one "eval" row per evaluation (model updates
+//                          done, i.e. applied by every part, in `version`, train_loss since the previous one, test_loss,
 //                          test_accuracy, perplexity, bytes_sent, push_bytes and epochs
 //                          so far)
 //   rounds.csv             schemes with rounds (sync, SSP, all-reduce, hybrid): one row per
@@ -61,7 +61,12 @@ struct RunReport {
   RunStats stats;
   std::int64_t rounds = 0;
   std::optional<double> mean_round_s;
-  std::int64_t updates = 0, gradients_applied = 0, gradients_dropped = 0;
+  std::int64_t updates = 0;       ///< model updates: every part has applied this many
+  std::int64_t part_updates = 0;  ///< updates applied, summed over the parts (shards, all-reduced part)
+  std::int64_t gradients_applied = 0, gradients_dropped = 0;  ///< workers' gradients (each counted once)
+  std::int64_t gradient_parts_applied = 0, gradient_parts_dropped = 0;  ///< summed over the parts
+  std::int64_t samples = 0;       ///< training samples of the applied gradients
+  double samples_per_s = 0;       ///< per simulated second
   std::uint64_t messages = 0, flows = 0;
   double bytes_sent = 0;
   double push_bytes = 0, pull_bytes = 0;  ///< of bytes_sent: gradients to shards, parameters to workers

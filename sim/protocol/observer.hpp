@@ -46,6 +46,7 @@ struct GradientRecord {
 struct EvalRecord {
   TimeNs time = 0;
   std::int64_t updates = 0;   ///< part updates applied so far
+  std::int64_t steps = 0;     ///< model updates so far: updates every part has applied
   double epochs = 0;          ///< training samples applied (part 0) / training items
   double test_loss = 0;
   double test_accuracy = 0;

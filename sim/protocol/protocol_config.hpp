@@ -15,6 +15,7 @@ struct ProtocolConfig {
   std::int64_t staleness = 0;       ///< ssp: bound s
   collective::AlgorithmKind algorithm = collective::AlgorithmKind::Ring;  ///< allreduce, hybrid
   std::optional<double> chunk_bytes;  ///< allreduce, hybrid: none = whole messages
+  std::int64_t local_steps = 0;       ///< local-sgd: optimizer steps a worker takes before it pushes (0: others)
 };
 
 }  // namespace pssim::protocol

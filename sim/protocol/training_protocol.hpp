@@ -28,8 +28,11 @@ struct WorkerStats {
 struct Totals {
   std::int64_t updates = 0;            ///< part updates applied (every shard's, every all-reduce's)
   std::int64_t samples = 0;            ///< training samples in part 0's updates (math only)
-  std::int64_t gradients_applied = 0;  ///< gradient parts included in updates
-  std::int64_t gradients_dropped = 0;
+  std::int64_t gradients_applied = 0;  ///< gradient parts included in updates (every part's)
+  std::int64_t gradients_dropped = 0;  ///< gradient parts dropped (every part's)
+  /// Workers' gradients included in (dropped from) updates, counted at part 0, which
+  /// every gradient reaches: each is counted once, however many parts it is cut into.
+  std::int64_t worker_gradients_applied = 0, worker_gradients_dropped = 0;
   std::int64_t rounds = 0;             ///< clocks applied by every part (schemes with rounds)
   double push_bytes = 0;               ///< bytes of gradients sent (pushes; reduce steps of collectives)
   double pull_bytes = 0;               ///< bytes of parameters sent (pulls, version 0 included; gather steps)

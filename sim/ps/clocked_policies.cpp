@@ -86,7 +86,7 @@ void SyncPolicy::on_push(Shard& s, const Message& m) {
   report(g);
   if (!g.accepted) {
     ++c.dropped_this_round;  // late: the round went ahead without it
-    count_dropped();
+    count_dropped(s);
     return;
   }
   ++c.collected.front();

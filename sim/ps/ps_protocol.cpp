@@ -222,7 +222,7 @@ void PsProtocol::receive_push(const Message& m) {
 // A training loss that is NaN or infinite ends the run: the model diverged.
 void PsProtocol::note_loss(const training::GradientRef& g) {
   if (std::isfinite(g->loss) || diverged_at_) return;
-  diverged_at_ = totals_.updates + 1;
+  diverged_at_ = least_updates() + 1;  // the model update the gradient was for
   finished_ = true;
 }
 
@@ -263,6 +263,7 @@ void PsProtocol::updated(std::size_t part, protocol::UpdateRecord& u, std::int64
   u.version = versions_[part];
   ++totals_.updates;
   totals_.gradients_applied += u.gradients;
+  if (part == 0) totals_.worker_gradients_applied += u.gradients;
   if (observer_) observer_->on_update(u);
   if (config_.stop.updates && versions_[part] == *config_.stop.updates &&
       ++parts_at_stop_ == static_cast<std::int64_t>(parts()))

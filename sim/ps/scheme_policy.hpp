@@ -66,7 +66,10 @@ class SchemePolicy {
   }
   void record_staleness(std::int64_t tau) { protocol_->record_staleness(tau); }
   void note_loss(const training::GradientRef& g) { protocol_->note_loss(g); }
-  void count_dropped() { ++protocol_->totals_.gradients_dropped; }
+  void count_dropped(const Shard& s) {
+    ++protocol_->totals_.gradients_dropped;
+    if (s.index == 0) ++protocol_->totals_.worker_gradients_dropped;
+  }
   void begin_apply(Shard& s) { protocol_->begin_apply(s); }
   void send_pulls(Shard& s, const std::vector<std::size_t>& to) { protocol_->send_pulls(s, to); }
   void clock_applied(std::int64_t clock, std::int64_t dropped) { protocol_->clock_applied(clock, dropped); }

@@ -15,6 +15,7 @@
 #include "models/compress/compressor.hpp"
 #include "models/data/training_data.hpp"
 #include "models/nets/network_spec.hpp"
+#include "models/optim/lr_schedule.hpp"
 #include "models/optim/optimizer.hpp"
 #include "sim/core/time.hpp"
 #include "sim/protocol/protocol_config.hpp"
@@ -55,6 +56,7 @@ struct LearningRateRules {
   std::int64_t base_batch = 64;
   std::int64_t warmup_updates = 0;  ///< ramp from lr to the scaled lr over this many updates
   std::optional<double> delay_compensation;  ///< DC-ASGD lambda
+  models::LrScheduleSpec schedule;           ///< kind none: constant
 };
 
 struct TrainingConfig {
@@ -65,6 +67,7 @@ struct TrainingConfig {
   std::optional<double> target_accuracy;       ///< time_to_target_s is reported for it
   bool stop_at_target = false;
   LearningRateRules lr;
+  std::optional<double> clip_norm;             ///< global L2 norm each worker clips its gradient to
 };
 
 struct SpeedConfig {

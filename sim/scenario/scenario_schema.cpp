@@ -69,6 +69,10 @@ SchemaPtr model_schema() {
         {optional("embed_dim", scalar(VT::Count, 1, 1e5), "64", "Embedding width E."),
          optional("hidden_size", scalar(VT::Count, 1, 1e5), "256", "LSTM hidden size H."),
          optional("num_layers", scalar(VT::Count, 1, 16), "1", "Stacked LSTM layers."),
+         omittable("dropout", scalar(VT::Ratio, 0, 0.99),
+                   "Dropout probability, as PyTorch's word-language-model example applies it: on the embedded "
+                   "inputs, between stacked layers (nn.LSTM(dropout=...)) and on the top layer's output before the "
+                   "decoder; training only (evaluation sees every unit). Absent: none."),
          math_field()}}});
 }
 
@@ -151,6 +155,27 @@ SchemaPtr optimizer_schema() {
        optional("eps", scalar_above(VT::Real, 0, 1), "1e-8", "adam, adamw.")});
 }
 
+SchemaPtr lr_schedule_schema() {
+  return variant(
+      "kind", "The schedule (PyTorch 1.13's rules).", std::nullopt,
+      {{"step", "StepLR: the rate is multiplied by `gamma` every `step_size` steps.",
+        {required("step_size", scalar(VT::Count, 1, 1e12), "Steps between decays."),
+         optional("gamma", scalar_above(VT::Real, 0, 1), "0.1", "Factor of each decay.")}},
+       {"cosine",
+        "CosineAnnealingLR: from the full rate down to `min_factor` of it along half a cosine over `period` "
+        "steps, then constant at the minimum.",
+        {omittable("period", scalar(VT::Count, 1, 1e12),
+                   "Steps from the full rate to the minimum. Absent: training.stop.updates (then required)."),
+         optional("min_factor", scalar(VT::Ratio, 0, 1), "0", "The minimum as a share of the rate (eta_min / lr).")}},
+       {"plateau",
+        "ReduceLROnPlateau (mode min, relative threshold, no cooldown) on the held-out loss of each evaluation: "
+        "after more than `patience` evaluations in a row that do not improve on the best by `threshold`, the rate "
+        "is multiplied by `gamma`. Needs training.eval.every (pssim run) or eval.every_steps (pssim train).",
+        {optional("gamma", scalar_above(VT::Real, 0, 1), "0.1", "Factor of each decay."),
+         optional("patience", scalar(VT::Count, 0, 1e9), "0", "Evaluations without improvement tolerated."),
+         optional("threshold", scalar(VT::Real, 0, 1), "1e-4", "Relative improvement that counts.")}}});
+}
+
 SchemaPtr training_schema() {
   return map_of(
       {section("optimizer", optimizer_schema(), "The optimizer of the servers (real models)."),
@@ -186,6 +211,17 @@ SchemaPtr training_schema() {
                        optional("warmup_updates", scalar(VT::Count, 0, 1e12), "0",
                                 "Ramp linearly from lr to the scaled lr over this many updates (per shard).")}),
                "Learning-rate scaling with the global batch."),
+       omittable("clip_norm", scalar_above(VT::Real, 0, 1e9),
+                 "Gradient clipping by global norm (torch.nn.utils.clip_grad_norm_): each worker scales its "
+                 "gradient down to this L2 norm when it is larger, before compressing and pushing it. The norm is "
+                 "that of the whole model's gradient, taken before the gradient is cut into shard slices (and "
+                 "all-reduced parts), so sharding does not change what is clipped; local SGD clips every local "
+                 "step. `pssim train` clips every step. Absent: no clipping."),
+       omittable("lr_schedule", lr_schedule_schema(),
+                 "Learning-rate schedule, a factor on the rate that composes with linear scaling and its warm-up "
+                 "and with the optimizer's warm-up (all multiply). Steps count a part's updates at the servers "
+                 "(sync, SSP, all-reduce: rounds; async: gradients applied), a worker's local steps in local SGD, "
+                 "optimizer steps in `pssim train`. Absent: a constant rate."),
        omittable("delay_compensation", scalar(VT::Real, 0, 100),
                  "DC-ASGD (Zheng et al. 2017), async only: lambda of the compensation g + lambda g*g*(w_now - "
                  "w_then) applied to stale gradients.")});

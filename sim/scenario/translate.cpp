@@ -75,6 +75,7 @@ ModelConfig read_model(const ConfigNode& node) {
     net.embed_dim = as_count(node.at("embed_dim"));
     net.hidden_size = as_count(node.at("hidden_size"));
     net.num_layers = as_count(node.at("num_layers"));
+    if (const ConfigNode* d = node.find("dropout")) net.dropout = as_real(*d);
   }
   return m;
 }
@@ -159,6 +160,28 @@ std::string scheme_names(Predicate has) {
   return out;
 }
 
+models::LrScheduleSpec read_schedule(const ConfigNode& node, const TrainingConfig& t, const ConfigNode& eval) {
+  models::LrScheduleSpec s;
+  s.kind = models::parse_lr_schedule_kind(as_text(node.at("kind")));
+  if (const ConfigNode* n = node.find("step_size")) s.step_size = as_count(*n);
+  if (const ConfigNode* n = node.find("gamma")) s.gamma = as_real(*n);
+  if (const ConfigNode* n = node.find("min_factor")) s.min_factor = as_real(*n);
+  if (const ConfigNode* n = node.find("patience")) s.patience = as_count(*n);
+  if (const ConfigNode* n = node.find("threshold")) s.threshold = as_real(*n);
+  if (s.kind == models::LrScheduleSpec::Kind::cosine) {
+    if (const ConfigNode* n = node.find("period")) s.period = as_count(*n);
+    else if (t.stop.updates) s.period = *t.stop.updates;
+    else
+      fail(node.at("kind"), "training.lr_schedule cosine needs a period: set lr_schedule.period (steps), or stop "
+                            "the run on training.stop.updates");
+  }
+  if (s.kind == models::LrScheduleSpec::Kind::plateau && !t.eval_every && t.eval_every_steps == 0)
+    fail(node.at("kind"), fmt::format("training.lr_schedule plateau acts on evaluations: set training.eval.every "
+                                      "(pssim run) or training.eval.every_steps (pssim train){}",
+                                      given(&eval) ? "" : " in a training.eval section"));
+  return s;
+}
+
 TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, const ModelConfig& model,
                              const DataConfig& data, const ConfigNode& protocol) {
   TrainingConfig t;
@@ -219,6 +242,11 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
                             scheme_names([](const schemes::Scheme& x) { return x.applies_each_gradient; })));
     t.lr.delay_compensation = as_real(*dc);
   }
+  if (const ConfigNode* clip = node.find("clip_norm")) {
+    if (!math) fail(*clip, "training.clip_norm clips real gradients: it needs model.math true and data");
+    t.clip_norm = as_real(*clip);
+  }
+  if (const ConfigNode* schedule = node.find("lr_schedule")) t.lr.schedule = read_schedule(*schedule, t, eval);
   return t;
 }
 

@@ -160,8 +160,12 @@ class Validator {
   ConfigNode map_node(const ConfigNode& in_raw, const Schema& schema, const std::string& path) {
     ConfigNode in = in_raw.is_null() ? ConfigNode::map(in_raw.location()) : in_raw;
     if (!in.is_map()) {
-      error(in.location(), fmt::format("{} must be a mapping of keys, not {}", path.empty() ? "the scenario" : path,
-                                       in.describe()));
+      std::string message = fmt::format("{} must be a mapping of keys, not {}", path.empty() ? "the scenario" : path,
+                                        in.describe());
+      // `protocol: async` for `protocol: {mode: async}`: a variant's alternative, written alone.
+      if (schema.is_variant() && in.is_scalar() && schema.find_alternative(in.text()))
+        message += fmt::format("; write {}: {{{}: {}}}", path, schema.discriminator, in.text());
+      error(in.location(), message);
       return in;
     }
     ConfigNode out = ConfigNode::map(in.location());

@@ -39,6 +39,10 @@ void read_ssp(const ConfigNode& node, const ScenarioFacts&, protocol::ProtocolCo
   out.staleness = scenario::as_count(node.at("staleness"));
 }
 
+void read_local_sgd(const ConfigNode& node, const ScenarioFacts&, protocol::ProtocolConfig& out) {
+  out.local_steps = scenario::as_count(node.at("local_steps"));
+}
+
 // The keys of the schemes that all-reduce (allreduce, hybrid).
 void read_collective(const ConfigNode& node, const ScenarioFacts& facts, protocol::ProtocolConfig& out) {
   const ConfigNode& algorithm = node.at("algorithm");
@@ -89,6 +93,12 @@ std::unique_ptr<protocol::TrainingProtocol> create_async(BuildContext c) {
 std::unique_ptr<protocol::TrainingProtocol> create_ssp(BuildContext c) {
   return make_ps(c, std::make_unique<ps::SspPolicy>(c.protocol.staleness));
 }
+// Local SGD is synchronous PS whose pushes are parameter changes: the policy is sync's
+// (every worker's change, averaged); the math and the H-times-longer computation are set
+// up by the experiment from the entry's pushes_change.
+std::unique_ptr<protocol::TrainingProtocol> create_local_sgd(BuildContext c) {
+  return make_ps(c, std::make_unique<ps::SyncPolicy>(0));
+}
 // All-reduced parts are synchronous: a worker starts when it holds the last round's
 // result of every part.
 std::unique_ptr<protocol::TrainingProtocol> create_all_reduced(BuildContext c) {
@@ -136,6 +146,19 @@ std::vector<Scheme> build_registry() {
                {required("staleness", scalar(ValueType::Count, 0, 1'000'000),
                          "Bound s: a worker starts iteration c only when every worker has finished c - s. 0 is sync.")},
                true, true, false, false, Layout::ServerShards, read_ssp, create_ssp});
+  Scheme local{"local-sgd",
+               "Local SGD / FedAvg (McMahan et al. 2017; Lin et al. 2020): each worker takes `local_steps` optimizer "
+               "steps on its own data (training.optimizer's rule, its state kept per worker across rounds), starting "
+               "from the parameters it holds, then pushes the change of its parameters; each shard averages the "
+               "changes of every worker, adds the mean to its slice (a server rate of 1) and sends the new slice to "
+               "every worker. An iteration computes local_steps batches; updates are rounds. Pair it with "
+               "data.partition dirichlet for non-iid studies.",
+               {required("local_steps", scalar(ValueType::Count, 1, 1'000'000),
+                         "H: optimizer steps a worker takes between pushes (1: synchronous SGD with averaged "
+                         "gradients, up to rounding).")},
+               true, false, false, false, Layout::ServerShards, read_local_sgd, create_local_sgd};
+  local.pushes_change = true;
+  s.push_back(std::move(local));
   s.push_back({"allreduce",
                "Synchronous data parallelism without servers: every worker keeps a replica of the parameters; each "
                "iteration the workers' gradients are summed by an all-reduce over the network and every replica "

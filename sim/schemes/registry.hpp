@@ -87,6 +87,10 @@ struct Scheme {
   void (*read)(const scenario::ConfigNode& protocol, const ScenarioFacts& facts, protocol::ProtocolConfig& out);
   /// The protocol. Throws std::invalid_argument for a layout it cannot use.
   std::unique_ptr<protocol::TrainingProtocol> (*create)(BuildContext context);
+  /// Workers take protocol.local_steps optimizer steps per computation and push the change
+  /// of their parameters, which the shards average and add (local SGD): the experiment
+  /// sets up the math and the compute time so.
+  bool pushes_change = false;
 };
 
 /// Every scheme, in documentation order.

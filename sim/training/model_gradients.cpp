@@ -5,6 +5,7 @@
 
 #include "models/compress/sparse_rows.hpp"
 #include "models/core/seed.hpp"
+#include "models/optim/clip_norm.hpp"
 
 namespace pssim::training {
 
@@ -44,6 +45,11 @@ ModelGradients::ModelGradients(const models::Network& network, const models::Tra
       push_.emplace_back(config.push, lengths);
       push_seeds_.push_back(models::derive_seed(config.seed, "push", static_cast<std::uint64_t>(w)));
     }
+  }
+  if (config.local.steps > 0) {
+    if (config.sparse_embedding) throw std::invalid_argument("local SGD reads several batches: no sparse embedding rows");
+    local_rate_.emplace(config.local.optimizer.lr, config.local.lr);
+    local_opt_.resize(static_cast<std::size_t>(config.workers));
   }
   if (const auto& table = config.sparse_embedding) {
     if (config.push.enabled()) throw std::invalid_argument("sparse embedding rows and push compression do not combine");
@@ -113,13 +119,20 @@ ModelGradients::NextBatch& ModelGradients::next_batch(std::size_t worker) {
 }
 
 std::uint64_t ModelGradients::start(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) {
-  std::vector<std::int64_t> batch = std::move(next_batch(worker).items);
-  next_[worker].reset();
-  const std::uint64_t dropout =
-      models::derive_seed(dropout_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
+  Work work;
+  const std::int64_t steps = std::max<std::int64_t>(config_.local.steps, 1);
+  for (std::int64_t k = 0; k < steps; ++k) {
+    work.batches.push_back(std::move(next_batch(worker).items));
+    next_[worker].reset();
+    // One computation, one step: the seed of its iteration; local SGD: of its local step.
+    const std::int64_t step = config_.local.steps > 0 ? iteration * steps + k : iteration;
+    work.dropout.push_back(
+        models::derive_seed(dropout_seeds_[worker], "iteration", static_cast<std::uint64_t>(step)));
+    if (local_rate_) work.lr.push_back(local_rate_->at(step));  // now, in simulation order
+  }
   auto result = std::make_shared<std::vector<GradientRef>>();
-  auto job = [this, worker, iteration, held, batch = std::move(batch), dropout, result](unsigned thread) {
-    compute_gradient(worker, iteration, held, batch, dropout, thread, *result);
+  auto job = [this, worker, iteration, held, work = std::move(work), result](unsigned thread) {
+    compute_gradient(worker, iteration, held, work, thread, *result);
   };
   const std::uint64_t id = next_ticket_++;
   pending_.emplace(id, Pending{pool_.submit(std::move(job)), std::move(result)});
@@ -128,19 +141,43 @@ std::uint64_t ModelGradients::start(std::size_t worker, std::int64_t iteration, 
 
 // Runs on the job pool. The gradient of the whole vector, cut into the parts (each
 // compressed, with push compression, into what its holder will decode).
+double ModelGradients::local_steps(std::size_t worker, std::span<const float> params, const Work& work,
+                                   ThreadState& t, std::vector<float>& full) {
+  auto& opt = local_opt_[worker];
+  if (!opt) opt.emplace(config_.local.optimizer, 0, params.size());  // this worker's jobs run one at a time
+  t.local.assign(params.begin(), params.end());
+  double loss_sum = 0;
+  for (std::size_t k = 0; k < work.batches.size(); ++k) {
+    data_.fill_batch(work.batches[k], t.batch);
+    loss_sum += network_.loss_and_gradient(t.local, t.batch.view(), full, *t.workspace, work.dropout[k]);
+    if (config_.clip_norm) models::clip_global_norm(full, *config_.clip_norm);
+    opt->step(t.local, full, work.lr[k]);
+  }
+  for (std::size_t i = 0; i < full.size(); ++i) full[i] = t.local[i] - params[i];  // the change
+  return loss_sum / static_cast<double>(work.batches.size());
+}
+
 void ModelGradients::compute_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held,
-                                      const std::vector<std::int64_t>& batch, std::uint64_t dropout, unsigned thread,
-                                      std::vector<GradientRef>& parts) {
+                                      const Work& work, unsigned thread, std::vector<GradientRef>& parts) {
   ThreadState& t = threads_[thread];
   const auto params = params_view(held, t.params);
-  data_.fill_batch(batch, t.batch);
   std::vector<std::shared_ptr<GradientData>> out;
   for (auto& b : buffers_) out.push_back(b->get());
   // A single contiguous part is the whole vector: computed in place.
   const bool whole = parts_.size() == 1 && parts_[0].ranges.size() == 1;
   std::vector<float>& full = whole ? out[0]->values : t.gradient;
   full.resize(network_.num_params());
-  const double loss = network_.loss_and_gradient(params, t.batch.view(), full, *t.workspace, dropout);
+  double loss = 0;
+  std::int64_t samples = 0;
+  if (config_.local.steps > 0) {
+    loss = local_steps(worker, params, work, t, full);
+    samples = t.batch.size * static_cast<std::int64_t>(work.batches.size());
+  } else {
+    data_.fill_batch(work.batches[0], t.batch);
+    loss = network_.loss_and_gradient(params, t.batch.view(), full, *t.workspace, work.dropout[0]);
+    if (config_.clip_norm) models::clip_global_norm(full, *config_.clip_norm);
+    samples = t.batch.size;
+  }
   const std::uint64_t seed =
       push_.empty() ? 0 : models::derive_seed(push_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
   if (config_.sparse_embedding) read_rows(t.batch, t.rows);
@@ -154,7 +191,7 @@ void ModelGradients::compute_gradient(std::size_t worker, std::int64_t iteration
       }
     }
     part.loss = loss;
-    part.samples = t.batch.size;
+    part.samples = samples;
     part.wire_bytes.reset();
     if (!push_.empty())
       part.wire_bytes = static_cast<double>(push_[worker].compress(p, part.values, models::derive_seed(seed, "shard", p)));

@@ -18,6 +18,17 @@
 // drawn when first needed (pull or start) from the worker's own sampler: the sequence of
 // batches is the same either way.
 //
+// Clipping (clip_norm): the worker clips its whole gradient by its global L2 norm
+// (models/optim/clip_norm.hpp) before cutting it into parts, so sharding never changes
+// what is clipped.
+//
+// Local SGD (local.steps = H > 0): a computation takes H optimizer steps on H consecutive
+// batches of the worker's own data, starting from the parameters it holds, with its own
+// optimizer (training.optimizer's rule; its state, e.g. momentum, persists across rounds)
+// at the rates LearningRate gives for its local steps t = iteration x H + k, captured when
+// the computation starts. What it hands back per part is the change of its parameters
+// (w_H - w_0); loss: the mean of the H losses; samples: H x batch.
+//
 // Determinism: a gradient depends only on (slices, batch, dropout seed), so outputs are
 // identical for any number of threads. Evaluation sums batch results in batch order.
 #pragma once
@@ -34,8 +45,10 @@
 #include "models/nets/network.hpp"
 #include "sim/parallel/job_pool.hpp"
 #include "sim/training/buffer_pool.hpp"
+#include "models/optim/optimizer.hpp"
 #include "sim/training/compression.hpp"
 #include "sim/training/gradient_source.hpp"
+#include "sim/training/learning_rate.hpp"
 #include "sim/training/parts.hpp"
 
 namespace pssim::training {
@@ -54,6 +67,12 @@ struct ModelGradientsConfig {
   std::uint64_t seed = 1;
   DirectionCompression push;                      ///< kind none: pushes uncompressed
   std::optional<EmbeddingTable> sparse_embedding;  ///< send only the rows a batch reads
+  std::optional<double> clip_norm;                ///< clip each gradient to this global L2 norm
+  struct Local {
+    std::int64_t steps = 0;          ///< H local steps per computation; 0: plain gradients
+    models::OptimizerSpec optimizer;  ///< the workers' local update rule
+    LearningRatePolicy lr;            ///< rates of the local steps
+  } local;
 };
 
 class ModelGradients : public GradientSource {
@@ -75,6 +94,10 @@ class ModelGradients : public GradientSource {
   std::vector<float> assemble(const std::vector<SliceRef>& slices) const;
 
   std::int64_t train_items() const { return data_.num_train_items(); }
+  /// An evaluation's held-out loss, for a plateau schedule of local steps.
+  void observe_evaluation(double test_loss) {
+    if (local_rate_) local_rate_->observe(test_loss);
+  }
 
  private:
   struct ThreadState {
@@ -83,6 +106,14 @@ class ModelGradients : public GradientSource {
     models::Batch batch;
     std::vector<float> gradient;  // [parameters], when parts need their values cut out of it
     std::vector<std::int32_t> rows;  // sparse embedding: the distinct rows of a batch
+    std::vector<float> local;        // local SGD: the worker's parameters during its steps
+  };
+  /// What a computation works on: one batch, or H for local SGD, with their dropout seeds
+  /// and (local SGD) learning rates.
+  struct Work {
+    std::vector<std::vector<std::int64_t>> batches;
+    std::vector<std::uint64_t> dropout;
+    std::vector<double> lr;
   };
   struct Pending {
     std::shared_ptr<parallel::JobPool::Ticket> ticket;
@@ -104,8 +135,10 @@ class ModelGradients : public GradientSource {
   std::span<const float> params_view(const std::vector<SliceRef>& slices, std::vector<float>& buffer) const;
   NextBatch& next_batch(std::size_t worker);
   void compute_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held,
-                        const std::vector<std::int64_t>& batch, std::uint64_t dropout, unsigned thread,
-                        std::vector<GradientRef>& parts);
+                        const Work& work, unsigned thread, std::vector<GradientRef>& parts);
+  /// Local SGD: H steps from `params` into t.local, the change into `full`; the mean loss.
+  double local_steps(std::size_t worker, std::span<const float> params, const Work& work, ThreadState& t,
+                     std::vector<float>& full);
   void read_rows(const models::Batch& batch, std::vector<std::int32_t>& rows) const;
   double sparse_bytes(std::size_t part, std::span<const std::int32_t> rows) const;
 
@@ -121,6 +154,8 @@ class ModelGradients : public GradientSource {
   std::vector<PushCompressor> push_;        // per worker (push compression only)
   std::vector<std::uint64_t> push_seeds_;   // per worker
   std::vector<PartRows> part_rows_;         // per part (sparse embedding only)
+  std::optional<LearningRate> local_rate_;  // local SGD only
+  std::vector<std::optional<models::SliceOptimizer>> local_opt_;  // per worker (local SGD), made on first use
   std::vector<ThreadState> threads_;
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::vector<std::shared_ptr<parallel::JobPool::Ticket>> cancelled_;  // run out before destruction

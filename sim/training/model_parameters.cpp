@@ -11,7 +11,7 @@ namespace pssim::training {
 
 ModelParameters::ModelParameters(const std::vector<float>& initial, std::vector<Part> parts,
                                  const ModelParametersConfig& config, parallel::JobPool& pool)
-    : config_(config), pool_(pool) {
+    : config_(config), rate_(config.optimizer.lr, config.lr), pool_(pool) {
   const auto n = static_cast<std::int64_t>(initial.size());
   std::int64_t covered = 0;
   for (const auto& part : parts) {
@@ -71,23 +71,6 @@ std::vector<ParameterStore::PullMessage> ModelParameters::pull_messages(std::siz
   return out;
 }
 
-double ModelParameters::staleness_factor(std::int64_t tau) const {
-  switch (config_.lr.staleness) {
-    case LearningRatePolicy::Staleness::None: return 1.0;
-    case LearningRatePolicy::Staleness::Inverse: return 1.0 / static_cast<double>(std::max<std::int64_t>(tau, 1));
-    case LearningRatePolicy::Staleness::InversePlusOne:
-      return 1.0 / (1.0 + config_.lr.staleness_coefficient * static_cast<double>(tau));  // c = 1: 1 / (1 + tau) exactly
-  }
-  return 1.0;
-}
-
-double ModelParameters::learning_rate(const PartState& p, std::int64_t tau) const {
-  double scale = config_.lr.scale;
-  if (config_.lr.warmup_updates > 0 && p.updates < config_.lr.warmup_updates)
-    scale = 1.0 + (scale - 1.0) * static_cast<double>(p.updates) / static_cast<double>(config_.lr.warmup_updates);
-  return config_.optimizer.lr * scale * staleness_factor(tau);
-}
-
 void ModelParameters::accumulate(std::size_t part, std::int64_t clock, std::size_t worker, const GradientRef& g,
                                  std::int64_t tau) {
   parts_.at(part).pending[clock].push_back({worker, g, tau});
@@ -127,7 +110,7 @@ SliceRef ModelParameters::apply_average(std::size_t part, std::int64_t clock, st
   std::vector<float> mean(p.length, 0.0f);
   for (const auto& c : contributions) {
     // The staleness factor scales each gradient inside the average (SSP).
-    const auto weight = static_cast<float>(staleness_factor(c.tau));
+    const auto weight = static_cast<float>(rate_.staleness_factor(c.tau));
     const float* src = c.gradient->values.data();
     if (weight == 1.0f)
       for (std::size_t i = 0; i < p.length; ++i) mean[i] += src[i];
@@ -136,6 +119,14 @@ SliceRef ModelParameters::apply_average(std::size_t part, std::int64_t clock, st
   }
   const float inverse = 1.0f / static_cast<float>(count);
   for (float& x : mean) x *= inverse;
+  if (config_.add_mean_change) {  // local SGD: the mean change of the workers' parameters
+    auto next = new_slice(part);
+    const std::vector<float>& now = *current_[part];
+    for (std::size_t i = 0; i < p.length; ++i) (*next)[i] = now[i] + mean[i];
+    ++p.updates;
+    current_[part] = std::move(next);
+    return current_[part];
+  }
   return apply(part, mean, learning_rate(p, 0), nullptr);
 }
 

@@ -5,10 +5,14 @@
 // Every update writes a new slice (copy, then update), so a slice handed to workers never
 // changes; slices come from per-part pools (buffer_pool.hpp).
 //
-// Learning rate of an update: optimizer lr x linear scaling (workers x batch / base batch,
-// ramped over warmup updates) x staleness factor (1, 1/max(tau,1) or 1/(1+c tau)); the
-// optimizer's own warm-up applies on top. Delay compensation (DC-ASGD) adds
-// lambda g*g*(w_now - w_then) to an async gradient.
+// Learning rate of an update (learning_rate.hpp): optimizer lr x linear scaling x schedule
+// (of the part's update count) x plateau factor x staleness factor; the optimizer's own
+// warm-up applies on top. Delay compensation (DC-ASGD) adds lambda g*g*(w_now - w_then)
+// to an async gradient.
+//
+// Local SGD (add_mean_change): what workers push is the change of their parameters over
+// their local steps, and an update adds the mean change to the part (FedAvg with a server
+// rate of 1): no optimizer at the servers.
 //
 // Pull compression (compression.hpp): a part's pulls to several workers are encoded in
 // parallel on the job pool, each against that worker's copy.
@@ -27,18 +31,11 @@
 #include "sim/parallel/job_pool.hpp"
 #include "sim/training/buffer_pool.hpp"
 #include "sim/training/compression.hpp"
+#include "sim/training/learning_rate.hpp"
 #include "sim/training/parameter_store.hpp"
 #include "sim/training/parts.hpp"
 
 namespace pssim::training {
-
-struct LearningRatePolicy {
-  enum class Staleness { None, Inverse, InversePlusOne } staleness = Staleness::None;
-  double staleness_coefficient = 1.0;  ///< c of InversePlusOne: 1 / (1 + c tau)
-  double scale = 1.0;               ///< linear scaling factor (1: none)
-  std::int64_t warmup_updates = 0;  ///< ramp from 1 to scale over this many updates of a part
-  std::optional<double> delay_compensation;  ///< DC-ASGD lambda
-};
 
 struct ModelParametersConfig {
   models::OptimizerSpec optimizer;
@@ -46,6 +43,7 @@ struct ModelParametersConfig {
   std::int64_t workers = 1;
   std::uint64_t seed = 1;
   DirectionCompression pull;  ///< kind none: pulls send the slice itself
+  bool add_mean_change = false;  ///< local SGD: contributions are parameter changes, averaged and added
 };
 
 class ModelParameters : public ParameterStore {
@@ -61,6 +59,8 @@ class ModelParameters : public ParameterStore {
   SliceRef apply_one(std::size_t part, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) override;
   std::vector<PullMessage> pull_messages(std::size_t part, const std::vector<std::size_t>& workers) override;
   bool needs_computed_on() const override { return config_.lr.delay_compensation.has_value(); }
+  /// An evaluation's held-out loss, for a plateau schedule.
+  void observe_evaluation(double test_loss) { rate_.observe(test_loss); }
 
  private:
   struct PartState {
@@ -79,11 +79,11 @@ class ModelParameters : public ParameterStore {
   };
 
   std::shared_ptr<std::vector<float>> new_slice(std::size_t part) { return parts_[part].slices->get(); }
-  double learning_rate(const PartState& p, std::int64_t tau) const;
-  double staleness_factor(std::int64_t tau) const;
+  double learning_rate(const PartState& p, std::int64_t tau) const { return rate_.at(p.updates, tau); }
   SliceRef apply(std::size_t part, std::vector<float>& gradient, double lr, const SliceRef& computed_on);
 
   ModelParametersConfig config_;
+  LearningRate rate_;
   parallel::JobPool& pool_;
   std::vector<PartState> parts_;
   std::vector<SliceRef> current_;

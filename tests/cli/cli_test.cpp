@@ -322,23 +322,41 @@ zip:
   const fs::path sweep_out = scratch() / "plot-sweep-out";
   REQUIRE(pssim("sweep -q -j 2 " + sweep.string() + " -o " + sweep_out.string()).code == 0);
 
+  // A run that diverges is drawn and marked, not dropped.
+  const fs::path diverged = scratch() / "plot-diverged";
+  REQUIRE(pssim("run -q " + base.string() + " --set training.optimizer.lr=900 -o " + diverged.string()).code == 0);
+
   const fs::path figures = scratch() / "figures";
-  const Result r = pssim("plot " + sync.string() + " " + async.string() + " " + baseline.string() + " " +
-                         sweep_out.string() + " -o " + figures.string());
+  const Result r = pssim("plot " + sync.string() + " " + async.string() + " " + diverged.string() + " " +
+                         baseline.string() + " " + sweep_out.string() + " -o " + figures.string());
   INFO(r.err);
   REQUIRE(r.code == 0);
-  for (const char* name : {"accuracy_vs_time", "accuracy_vs_bytes", "accuracy_vs_epochs", "staleness_histogram",
-                           "round_time_vs_shards", "time_to_target_vs_workers", "iteration_time_vs_workers", "link_utilization_plot-sync",
-                           "worker_timeline_plot-sync", "worker_timeline_plot-async"}) {
+  // The figures that compare the inputs in OUT; each input's own in OUT/<its name>/
+  // (a sweep's per point).
+  for (const std::string name :
+       {"accuracy_vs_time", "accuracy_vs_bytes", "accuracy_vs_epochs", "staleness_histogram", "round_time_vs_shards",
+        "time_to_target_vs_workers", "accuracy_vs_workers", "iteration_time_vs_workers",
+        "plot-sync/link_utilization", "plot-sync/worker_timeline", "plot-async/worker_timeline",
+        "plot-diverged/link_utilization", "plot-sweep-out/points/0000/link_utilization"}) {
     INFO(name);
-    const std::string png = slurp(figures / (std::string(name) + ".png"));
-    const std::string svg = slurp(figures / (std::string(name) + ".svg"));
+    const std::string png = slurp(figures / (name + ".png"));
+    const std::string svg = slurp(figures / (name + ".svg"));
     CHECK(png.size() > 5000);
     CHECK(png.substr(1, 3) == "PNG");
     CHECK_THAT(svg, Catch::Contains("<svg"));
   }
-  // Axis labels carry units.
-  CHECK_THAT(slurp(figures / "accuracy_vs_time.svg"), Catch::Contains("simulated time (s)"));
+  // Axis labels carry units; the diverged run and the target are on the figure.
+  const std::string accuracy = slurp(figures / "accuracy_vs_time.svg");
+  CHECK_THAT(accuracy, Catch::Contains("simulated time (s)") && Catch::Contains("diverged") &&
+                           Catch::Contains("target 20 %"));
+  CHECK_THAT(slurp(figures / "plot-sync" / "link_utilization.svg"), Catch::Contains("worker NICs"));
+  // Without -o: one input's figures in its plots/, several in a folder named for them.
+  REQUIRE(pssim("plot " + sync.string() + " --window 0.05:0.1").code == 0);
+  CHECK_THAT(slurp(sync / "plots" / "worker_timeline.svg"), Catch::Contains("0.05-0.1 s of"));
+  REQUIRE(pssim("plot " + sync.string() + " " + async.string()).code == 0);
+  CHECK(fs::exists(scratch() / "plots-plot-sync-vs-plot-async" / "accuracy_vs_time.png"));
+  CHECK(fs::exists(async / "plots" / "worker_timeline.png"));
+  CHECK(pssim("plot " + sync.string() + " --window 2:1").code == 2);
   CHECK(pssim("plot " + scratch().string()).code == 2);  // not a result directory
 }
 
@@ -596,4 +614,141 @@ TEST_CASE("exit 1: plot errors are one line", "[cli][exit][plot]") {
   CHECK(r.code == 1);
   CHECK_THAT(r.err, Catch::StartsWith("pssim plot: error: JSONDecodeError"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 16: what the console and the figures say.
+
+TEST_CASE("an override before the scenario (--set k=v SCENARIO) leaves the scenario to its positional", "[cli]") {
+  const fs::path p = write_scenario("small.yaml", kSmall);
+  const Result r = pssim("run -q --set cluster.workers.count=3 " + p.string() + " -o " + (scratch() / "set-first").string());
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK_THAT(slurp(scratch() / "set-first" / "scenario.yaml"), Catch::Contains("count: 3"));
+}
+
+TEST_CASE("validate rejects what run would reject when building: qsgd error feedback on large slices", "[cli]") {
+  const fs::path p = write_scenario("qsgd-feedback.yaml", R"(name: qsgd-feedback
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 2}}
+cluster: {workers: {count: 2}}
+compression:
+  push: {kind: qsgd, levels: 7, error_feedback: true}
+)");
+  for (const std::string& cmd : std::vector<std::string>{"validate ", "run -q -o " + (scratch() / "qsgd-out").string() + " "}) {
+    const Result r = pssim(cmd + p.string());
+    INFO(cmd << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(p.string() + ":6:") && Catch::Contains("grows without bound"));
+  }
+}
+
+TEST_CASE("a scheme name written as the protocol section says how to write it", "[cli]") {
+  const fs::path p = write_scenario("small.yaml", kSmall);
+  const Result r = pssim("validate " + p.string() + " --set protocol=async");
+  // validate takes files only: the same through run
+  const Result run = pssim("run -q " + p.string() + " --set protocol=async -o " + (scratch() / "p").string());
+  CHECK(run.code == 2);
+  CHECK_THAT(run.err, Catch::Contains("protocol must be a mapping of keys, not 'async'; write protocol: {mode: async}"));
+  (void)r;
+}
+
+TEST_CASE("updates count model updates, not shard updates", "[cli]") {
+  // 4 shards and a stop at 5 updates: 5 updates (20 shard updates), 5 x 6 gradients.
+  const fs::path p = write_scenario("shards4.yaml", R"(name: shards4
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 5}}
+cluster: {workers: {count: 6}, servers: {count: 4}}
+)");
+  const fs::path out = scratch() / "shards4";
+  const Result r = pssim("run " + p.string() + " -o " + out.string());
+  REQUIRE(r.code == 0);
+  const std::string s = slurp(out / "summary.json");
+  CHECK_THAT(s, Catch::Contains("\"updates\": 5,") && Catch::Contains("\"part_updates\": 20,") &&
+                    Catch::Contains("\"gradients_applied\": 30,") && Catch::Contains("\"gradient_parts_applied\": 120,"));
+  CHECK_THAT(r.out, Catch::Contains("shards4: stopped at the update limit") && Catch::Contains("5 updates"));
+}
+
+TEST_CASE("a diverged run says so: the summary line, and stderr also with -q", "[cli]") {
+  const fs::path p = write_scenario("diverge.yaml", R"(name: diverge
+model: {kind: mlp, hidden: [8]}
+data: {kind: synthetic, batch_size: 16, train_items: 256, test_items: 64}
+training:
+  optimizer: {kind: sgd, lr: 900}
+  stop: {sim_time: 0.2s}
+  eval: {every: 20ms}
+  target_accuracy: 90%
+cluster: {workers: {count: 2, throughput: 100GFLOPS}}
+)");
+  Result r = pssim("run " + p.string() + " -o " + (scratch() / "diverge").string());
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("diverge: DIVERGED at update") && Catch::Contains("target 90 % not reached"));
+  CHECK_THAT(r.err, Catch::Contains("warning: diverge: training diverged at update"));
+  r = pssim("run -q " + p.string() + " -o " + (scratch() / "diverge").string());
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains("training diverged"));
+}
+
+TEST_CASE("sweep writes to results/sweeps/<name> by default", "[cli][sweep]") {
+  const fs::path work = scratch() / "default-dirs";
+  fs::create_directories(work);
+  std::ofstream(work / "base.yaml") << kSmall;
+  std::ofstream(work / "sw.yaml") << "name: sw\nbase: base.yaml\ngrid: {cluster.workers.count: [2]}\n";
+  const std::string cd = "cd " + work.string() + " && ";
+  const int status = std::system((cd + PSSIM_BINARY + " sweep -q sw.yaml && " + PSSIM_BINARY + " run -q base.yaml").c_str());
+  CHECK(status == 0);
+  CHECK(fs::exists(work / "results" / "sweeps" / "sw" / "sweep.csv"));
+  CHECK(fs::exists(work / "results" / "small" / "summary.json"));
+}
+
+TEST_CASE("the README's scenario example is scenarios/quickstart.yaml", "[cli]") {
+  const std::string readme = slurp(fs::path(PSSIM_SOURCE_DIR) / "README.md");
+  const auto start = readme.find("```yaml\nname: quickstart");
+  REQUIRE(start != std::string::npos);
+  const auto body = start + 8, end = readme.find("```", body);
+  const std::string shown = readme.substr(body, end - body);
+  std::string file = slurp(fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "quickstart.yaml");
+  // The file starts with a comment on what to look for; the README shows the keys.
+  file = file.substr(file.find("name: quickstart"));
+  CHECK(shown == file);
+}
+
+TEST_CASE("pssim compare: a sweep with a diverged and a not-reached point", "[cli][compare]") {
+  const fs::path base = write_scenario("cmp-base.yaml", R"(name: cmp
+model: {kind: mlp, hidden: [8]}
+data: {kind: synthetic, batch_size: 16, train_items: 256, test_items: 64}
+training:
+  optimizer: {kind: sgd, lr: 0.1}
+  stop: {sim_time: 0.2s}
+  eval: {every: 20ms}
+  target_accuracy: 99%
+cluster: {workers: {count: 2, throughput: 100GFLOPS}}
+)");
+  // lr 0.1 reaches 99 %; 1e-6 learns nothing in 0.2 s; 900 diverges.
+  const fs::path sweep = write_scenario("cmp-sweep.yaml", R"(name: cmp-sweep
+base: cmp-base.yaml
+grid: {training.optimizer.lr: [0.1, 0.000001, 900]}
+seeds: [1, 2]
+)");
+  const fs::path out = scratch() / "cmp-sweep";
+  REQUIRE(pssim("sweep -q -j 2 " + sweep.string() + " -o " + out.string()).code == 0);
+  Result r = pssim("compare " + out.string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("time to target (s)") && Catch::Contains("best accuracy (%)") &&
+                        Catch::Contains("samples/s") && Catch::Contains("bottleneck link"));
+  CHECK_THAT(r.out, Catch::Contains("lr 0.1 (2 seeds)") && Catch::Contains("not reached") &&
+                        Catch::Contains("diverged at update") && Catch::Contains("time limit"));
+  r = pssim("compare --format markdown " + out.string());
+  CHECK_THAT(r.out, Catch::StartsWith("| run | time to target (s) |") && Catch::Contains("|---|---:|"));
+  r = pssim("compare --format csv " + out.string());
+  CHECK_THAT(r.out, Catch::StartsWith("setting,run,seed,status,stopped_by"));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);  // a header and 6 runs
+  CHECK_THAT(r.out, Catch::Contains(",diverged,"));
+  // A plain run, and a path that is not a result.
+  REQUIRE(pssim("run -q " + base.string() + " -o " + (scratch() / "cmp-run").string()).code == 0);
+  r = pssim("compare " + (scratch() / "cmp-run").string() + " " + out.string() + " --per-seed");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("lr 0.000001, seed 2") || Catch::Contains("lr 1e-06, seed 2"));
+  CHECK(pssim("compare " + scratch().string()).code == 2);
 }

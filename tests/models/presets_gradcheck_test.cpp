@@ -75,3 +75,31 @@ TEST_CASE("lstm-lm preset: gradients match finite differences (two layers)", "[p
   const auto tokens = make_synthetic_tokens(3 * 6, 11, 3, 9);  // B = 3 sequences, S = 5
   CHECK(check_network(*net, BatchView{3, {}, {}, tokens}, 100000) < 1e-6);
 }
+
+TEST_CASE("lstm-lm with dropout: gradients match finite differences; evaluation sees every unit",
+          "[presets][gradcheck][lstm]") {
+  NetworkSpec spec;
+  spec.preset = "lstm-lm";
+  spec.vocab_size = 11, spec.embed_dim = 5, spec.hidden_size = 6, spec.num_layers = 2;
+  const auto plain = build_network<double>(spec);
+  spec.dropout = 0.3;  // on the embedded inputs, between the two layers, on the output
+  const auto net = build_network<double>(spec);
+  const auto tokens = make_synthetic_tokens(3 * 6, 11, 3, 9);
+  const BatchView batch{3, {}, {}, tokens};
+  CHECK(check_network(*net, batch, 100000) < 1e-6);  // same seed, same masks
+
+  const auto params = net->init_params(5);  // dropout adds no parameter
+  REQUIRE(params == plain->init_params(5));
+  auto ws = net->make_workspace(), ws_plain = plain->make_workspace();
+  const auto eval = net->evaluate_batch(params, batch, *ws);
+  const auto eval_plain = plain->evaluate_batch(params, batch, *ws_plain);
+  CHECK(eval.loss_sum == eval_plain.loss_sum);
+  std::vector<double> g(net->num_params()), g_plain(net->num_params());
+  const double loss = net->loss_and_gradient(params, batch, g, *ws, 77);
+  const double loss_plain = plain->loss_and_gradient(params, batch, g_plain, *ws_plain, 77);
+  CHECK(loss != loss_plain);  // training drops units
+  CHECK_THROWS_WITH([&] {
+    spec.dropout = 1.0;
+    build_network<double>(spec);
+  }(), Catch::Contains("model.dropout 1 is outside [0, 1)"));
+}

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""A comparison table of pssim runs and sweep points (run with /usr/bin/python3).
+
+    compare.py [--format text|markdown|csv] [--per-seed] PATH...
+
+Each PATH is a run directory (summary.json) or a sweep directory (sweep.csv and points/).
+One row per run, or per sweep point: time to the target accuracy, final and best test
+accuracy (or held-out perplexity for language models), training samples per simulated
+second, bytes sent, mean staleness, the bottleneck link and what stopped the run.
+
+text and markdown: runs that differ only by seed are one row, their mean with the range
+(min-max) in brackets; time to target is the mean of the seeds that reached it, with
+"k/n reached" when some did not. --per-seed lists every run. csv: one row per run, plain
+numbers (for a spreadsheet or pandas), with a `setting` column naming the group.
+
+Exit status 2 when a path holds no pssim results, 1 on any other failure (one line on
+stderr; PSSIM_DEBUG=1 for the traceback).
+"""
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import sys
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labels import setting_label  # noqa: E402
+
+STOPPED = {"sim_time": "time limit", "updates": "update limit", "epochs": "epoch limit",
+           "target_accuracy": "target reached", "diverged": "diverged", "failed": "FAILED", "missing": "missing"}
+
+
+class NotAResult(Exception):
+    pass
+
+
+def _load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _best_perplexity(run_dir):
+    """The lowest held-out perplexity among the evaluations (metrics.csv)."""
+    path = os.path.join(run_dir, "metrics.csv")
+    if not os.path.exists(path):
+        return None
+    best = None
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row.get("event") == "eval" and row.get("perplexity"):
+                p = float(row["perplexity"])
+                if math.isfinite(p):
+                    best = p if best is None else min(best, p)
+    return best
+
+
+def _record(run_dir, label, setting, status="ok"):
+    """The figures of one run directory (or of a point that did not complete)."""
+    r = {"label": label, "setting": setting, "status": status, "path": run_dir}
+    if status != "ok":
+        r["stopped_by"] = status
+        return r
+    s = _load_json(os.path.join(run_dir, "summary.json"))
+    language = "final_perplexity" in s
+    r["language"] = language
+    r["stopped_by"] = s.get("stopped_by")
+    r["diverged_at_update"] = s.get("diverged_at_update")
+    r["has_target"] = "target_accuracy" in s
+    r["target"] = s.get("target_accuracy")
+    r["time_to_target_s"] = s.get("time_to_target_s")
+    if language:
+        r["final_perplexity"] = s.get("final_perplexity")
+        r["best_perplexity"] = _best_perplexity(run_dir)
+    elif "final_test_accuracy" in s:
+        r["final_accuracy"] = 100 * s["final_test_accuracy"]
+        r["best_accuracy"] = 100 * s["best_test_accuracy"]
+    r["samples_per_s"] = s.get("samples_per_s")
+    r["bytes_sent_gb"] = s.get("bytes_sent", 0) / 1e9
+    r["mean_staleness"] = s.get("mean_staleness")
+    bottleneck = s.get("bottleneck_link")
+    if bottleneck:
+        r["bottleneck"] = bottleneck["name"]
+        r["bottleneck_utilization"] = 100 * bottleneck["mean_utilization"]
+    r["sim_time_s"] = s.get("sim_time_s")
+    r["seed"] = s.get("seed")
+    return r
+
+
+def collect(path):
+    """Records of a run directory or of every point of a sweep directory."""
+    if os.path.exists(os.path.join(path, "sweep.csv")):
+        with open(os.path.join(path, "sweep.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        if not rows:
+            return []
+        columns = list(rows[0].keys())
+        axes = columns[2:columns.index("status")]
+        name = os.path.basename(os.path.normpath(path))
+        records = []
+        for row in rows:
+            point = os.path.join(path, "points", f"{int(row['point']):04d}")
+            scenario = None
+            if os.path.exists(os.path.join(point, "scenario.yaml")):
+                with open(os.path.join(point, "scenario.yaml")) as f:
+                    scenario = yaml.safe_load(f)
+            setting = setting_label({a: row[a] for a in axes}, scenario) or name
+            label = f"{setting}, seed {row['seed']}"
+            status = row["status"] if row["status"] in ("failed", "missing") else "ok"
+            if status == "ok" and not os.path.exists(os.path.join(point, "summary.json")):
+                status = "missing"
+            records.append(_record(point, label, setting, status))
+        return records
+    if os.path.exists(os.path.join(path, "summary.json")):
+        s = _load_json(os.path.join(path, "summary.json"))
+        name = os.path.basename(os.path.normpath(path))
+        label = s.get("scenario", name)
+        return [_record(path, label, label)]
+    raise NotAResult(path)
+
+
+def _distinct_labels(records):
+    """Runs given directly that share a scenario name are told apart by their directory."""
+    seen = {}
+    for r in records:
+        seen.setdefault(r["setting"], set()).add(os.path.dirname(r["path"]) if "points" in r["path"] else r["path"])
+    for r in records:
+        if len(seen[r["setting"]]) > 1 and "points" not in r["path"]:
+            r["setting"] = r["label"] = f"{r['label']} ({os.path.basename(os.path.normpath(r['path']))})"
+
+
+# ---- formatting ---------------------------------------------------------------------------
+
+def _fmt(v, digits):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return ""
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}f}"
+
+
+def _stat(values, digits):
+    """'83.5 (83.2-83.7)' for several values, '83.5' for one or equal ones."""
+    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not values:
+        return ""
+    mean = sum(values) / len(values)
+    lo, hi = min(values), max(values)
+    if len(values) == 1 or _fmt(lo, digits) == _fmt(hi, digits):
+        return _fmt(mean, digits)
+    return f"{_fmt(mean, digits)} ({_fmt(lo, digits)}-{_fmt(hi, digits)})"
+
+
+def _time_to_target(group):
+    ok = [r for r in group if r["status"] == "ok"]
+    if not any(r.get("has_target") for r in ok):
+        return ""
+    reached = [r["time_to_target_s"] for r in ok if r.get("time_to_target_s") is not None]
+    n = len(group)
+    if not reached:
+        return "diverged" if all(r.get("stopped_by") == "diverged" for r in ok) and ok else "not reached"
+    text = _stat(reached, 2)
+    return text if len(reached) == n else f"{text}, {len(reached)}/{n} reached"
+
+
+def _stopped(group):
+    words = []
+    for r in group:
+        w = STOPPED.get(r.get("stopped_by"), r.get("stopped_by") or "")
+        if r.get("stopped_by") == "diverged" and r.get("diverged_at_update") is not None:
+            w = f"diverged at update {r['diverged_at_update']}"
+        words.append(w)
+    distinct = list(dict.fromkeys(words))
+    if len(distinct) == 1:
+        return distinct[0]
+    return "; ".join(f"{w} ({words.count(w)})" for w in distinct)
+
+
+def _bottleneck(group):
+    names = list(dict.fromkeys(r["bottleneck"] for r in group if r.get("bottleneck")))
+    if not names:
+        return ""
+    util = _stat([r.get("bottleneck_utilization") for r in group if r.get("bottleneck") == names[0]], 0)
+    text = f"{names[0]} ({util} %)"
+    return text + (f" and {len(names) - 1} other" if len(names) > 1 else "")
+
+
+def table(records, per_seed):
+    """Header and rows of strings for text and markdown."""
+    language = any(r.get("language") for r in records)
+    classification = any("final_accuracy" in r for r in records)
+    header = ["run", "time to target (s)"]
+    if classification:
+        header += ["final accuracy (%)", "best accuracy (%)"]
+    if language:
+        header += ["final perplexity", "best perplexity"]
+    header += ["samples/s", "GB sent", "mean staleness", "bottleneck link (mean use)", "stopped by"]
+    groups = {}
+    for r in records:
+        groups.setdefault(r["label"] if per_seed else r["setting"], []).append(r)
+    rows = []
+    for label, group in groups.items():
+        ok = [r for r in group if r["status"] == "ok"]
+        row = [label + (f" ({len(group)} seeds)" if len(group) > 1 else ""), _time_to_target(group)]
+        if classification:
+            row += [_stat([r.get("final_accuracy") for r in ok], 2), _stat([r.get("best_accuracy") for r in ok], 2)]
+        if language:
+            row += [_stat([r.get("final_perplexity") for r in ok], 2), _stat([r.get("best_perplexity") for r in ok], 2)]
+        row += [_stat([r.get("samples_per_s") for r in ok], 0), _stat([r.get("bytes_sent_gb") for r in ok], 3),
+                _stat([r.get("mean_staleness") for r in ok], 2), _bottleneck(ok), _stopped(group)]
+        rows.append(row)
+    return header, rows
+
+
+def render_text(header, rows):
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    numeric = [i > 0 and i < len(header) - 2 for i in range(len(header))]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)).rstrip()
+
+    out = [line(header), line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def render_markdown(header, rows):
+    def esc(c):
+        return c.replace("|", "\\|")
+
+    out = ["| " + " | ".join(esc(h) for h in header) + " |",
+           "|" + "|".join("---:" if 0 < i < len(header) - 2 else "---" for i in range(len(header))) + "|"]
+    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+CSV_COLUMNS = ["setting", "run", "seed", "status", "stopped_by", "diverged_at_update", "target_accuracy",
+               "time_to_target_s", "final_test_accuracy_pct", "best_test_accuracy_pct", "final_perplexity",
+               "best_perplexity", "samples_per_s", "bytes_sent_gb", "mean_staleness", "bottleneck_link",
+               "bottleneck_utilization_pct", "sim_time_s", "path"]
+
+
+def render_csv(records):
+    buffer = io.StringIO()
+    w = csv.writer(buffer, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in records:
+        values = {"setting": r["setting"], "run": r["label"], "seed": r.get("seed"), "status": r["status"],
+                  "stopped_by": r.get("stopped_by"), "diverged_at_update": r.get("diverged_at_update"),
+                  "target_accuracy": r.get("target"), "time_to_target_s": r.get("time_to_target_s"),
+                  "final_test_accuracy_pct": r.get("final_accuracy"), "best_test_accuracy_pct": r.get("best_accuracy"),
+                  "final_perplexity": r.get("final_perplexity"), "best_perplexity": r.get("best_perplexity"),
+                  "samples_per_s": r.get("samples_per_s"), "bytes_sent_gb": r.get("bytes_sent_gb"),
+                  "mean_staleness": r.get("mean_staleness"), "bottleneck_link": r.get("bottleneck"),
+                  "bottleneck_utilization_pct": r.get("bottleneck_utilization"), "sim_time_s": r.get("sim_time_s"),
+                  "path": r["path"]}
+        w.writerow(["" if values[c] is None else values[c] for c in CSV_COLUMNS])
+    return buffer.getvalue()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+")
+    parser.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
+    parser.add_argument("--per-seed", action="store_true", help="one row per run, seeds not averaged")
+    args = parser.parse_args()
+    records = []
+    for path in args.paths:
+        try:
+            records += collect(path)
+        except NotAResult:
+            print(f"pssim compare: {path}: no summary.json or sweep.csv: not a pssim result", file=sys.stderr)
+            return 2
+    _distinct_labels(records)
+    if args.format == "csv":
+        sys.stdout.write(render_csv(records))
+        return 0
+    header, rows = table(records, args.per_seed)
+    sys.stdout.write(render_markdown(header, rows) if args.format == "markdown" else render_text(header, rows))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # one line for the user; PSSIM_DEBUG=1 shows the traceback
+        if os.environ.get("PSSIM_DEBUG"):
+            raise
+        print(f"pssim compare: error: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,144 @@
+"""Readable names for runs and sweep settings, shared by plot.py and compare.py.
+
+    setting_label(values, scenario) -> "top-k 1 %, error feedback, 8 workers"
+
+`values` maps swept keys (`compression.push.kind`, ...) to the values a sweep point was
+run with (as they appear in sweep.csv); `scenario` is the point's resolved scenario
+(scenario.yaml, loaded with yaml.safe_load), which supplies what the swept keys refer
+to (the top-k ratio when only the kind is swept). A key this module does not know is
+written `last.two = value`, with booleans as on / off.
+"""
+import math
+
+COMPRESSORS = {"none": "no compression", "fp16": "fp16", "topk": "top-k", "dgc": "DGC top-k", "randomk": "random-k",
+               "qsgd": "QSGD", "sign": "scaled sign", "threshold": "threshold"}
+STALENESS_LR = {"none": "fixed lr", "inverse": "lr / τ", "inverse-plus-one": "lr / (1 + τ)"}
+SCHEMES = {"sync": "sync", "async": "async", "ssp": "SSP", "allreduce": "all-reduce", "hybrid": "hybrid",
+           "local-sgd": "local SGD"}
+
+
+def _truthy(v):
+    return str(v).strip().lower() in ("true", "1", "yes", "on")
+
+
+def _plural(n, word):
+    n = _count(n)
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _count(v):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return v
+    return int(f) if f == int(f) else f
+
+
+def _percent(v):
+    """'1%' -> '1 %', 0.01 -> '1 %'."""
+    text = str(v).strip()
+    if text.endswith("%"):
+        return text[:-1].strip() + " %"
+    try:
+        return f"{100 * float(text):g} %"
+    except ValueError:
+        return text
+
+
+def _get(scenario, key):
+    node = scenario or {}
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _compression(direction, values, scenario):
+    """The phrase for one direction's compression ('top-k 1 %, error feedback')."""
+    prefix = f"compression.{direction}."
+    kind = values.get(prefix + "kind", _get(scenario, prefix + "kind")) or "none"
+    kind = str(kind)
+    text = COMPRESSORS.get(kind, kind)
+    if kind in ("topk", "dgc", "randomk"):
+        ratio = values.get(prefix + "ratio", _get(scenario, prefix + "ratio"))
+        if ratio is not None:
+            text += " " + _percent(ratio)
+    elif kind == "qsgd":
+        levels = values.get(prefix + "levels", _get(scenario, prefix + "levels"))
+        if levels is not None:
+            text += f" {_count(levels)} levels"
+    elif kind == "threshold":
+        text += f" {values.get(prefix + 'threshold', _get(scenario, prefix + 'threshold'))}"
+    if kind != "none" and (prefix + "error_feedback") in values:
+        text += ", error feedback" if _truthy(values[prefix + "error_feedback"]) else ", no error feedback"
+    if direction == "pull":
+        text = "pull: " + text
+    return text
+
+
+def _one(key, value, scenario, values):
+    """The phrase for one swept key, or None when another key's phrase covers it."""
+    v = value
+    if key == "protocol.mode":
+        return SCHEMES.get(str(v), str(v))
+    if key == "protocol.staleness":
+        return f"staleness bound {_count(v)}"
+    if key == "protocol.local_steps":
+        return _plural(v, "local step")
+    if key == "protocol.backup_workers":
+        return _plural(v, "backup worker")
+    if key == "protocol.algorithm":
+        return f"{v} all-reduce"
+    if key == "cluster.workers.count":
+        return _plural(v, "worker")
+    if key == "cluster.servers.count":  # with shards swept alongside and equal, "4 shards" says it
+        shards = values.get("cluster.servers.shards")
+        return None if shards is not None and _count(shards) == _count(v) else _plural(v, "server")
+    if key == "cluster.servers.shards":
+        return _plural(v, "shard")
+    if key == "training.staleness_lr":
+        return STALENESS_LR.get(str(v), str(v))
+    if key == "training.optimizer.lr":
+        return f"lr {v}"
+    if key == "training.clip_norm":
+        return f"clip norm {v}"
+    if key == "training.lr_schedule.kind":
+        return f"{v} lr schedule"
+    if key == "model.dropout":
+        return f"dropout {v}"
+    if key == "data.partition.kind":
+        return "non-iid (Dirichlet)" if str(v) == "dirichlet" else str(v)
+    if key == "data.partition.alpha":
+        return f"Dirichlet α = {v}"
+    if key == "data.batch_size":
+        return f"batch {v}"
+    if key == "seed":
+        return f"seed {v}"
+    if key.startswith("compression."):
+        return None  # composed per direction
+    last = ".".join(key.split(".")[-2:])
+    if str(v).strip().lower() in ("true", "false"):
+        return f"{last} {'on' if _truthy(v) else 'off'}"
+    return f"{last} = {v}"
+
+
+def setting_label(values, scenario=None):
+    """A readable label for a sweep point's swept values, in the order given."""
+    parts = []
+    done = set()
+    for key, value in values.items():
+        if key.startswith("compression."):
+            direction = key.split(".")[1]
+            if direction not in done:
+                done.add(direction)
+                parts.append(_compression(direction, values, scenario))
+            continue
+        phrase = _one(key, value, scenario, values)
+        if phrase:
+            parts.append(phrase)
+    return ", ".join(parts)
+
+
+def is_missing(v):
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v == ""
