@@ -16,9 +16,9 @@ namespace {
 // A scenario the validator accepted can still fail to build (a disconnected topology,
 // more shards than tensors ...): that is the scenario's fault, not the run's. Data errors
 // and lack of memory keep their own type.
-std::unique_ptr<Experiment> build(const scenario::Scenario& s, unsigned threads) {
+std::unique_ptr<Experiment> build(const scenario::Scenario& s, const JobOptions& options) {
   try {
-    return std::make_unique<Experiment>(s, threads);
+    return std::make_unique<Experiment>(s, options.threads, options.external);
   } catch (const models::DataError&) {
     throw;
   } catch (const std::bad_alloc&) {
@@ -40,7 +40,7 @@ const std::vector<std::string>& run_output_files() {
 
 JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                            const JobOptions& options) {
-  const std::unique_ptr<Experiment> built = build(loaded.scenario, options.threads);
+  const std::unique_ptr<Experiment> built = build(loaded.scenario, options);
   Experiment& experiment = *built;
   output::prepare_output_directory(dir);
   std::optional<output::DirectoryLock> lock;
@@ -63,11 +63,12 @@ JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::fi
     observers.push_back(trace.get());
   }
   protocol::ObserverList all(observers);
-  result.stats = experiment.run(&all, options.on_progress);
+  result.stats = experiment.run(&all, options.on_progress, options.interrupt);
   recorder.commit();
   if (trace) trace->commit();
   const RunReport report = write_run_outputs(dir, experiment, result.stats, recorder);
   result.figures = report_figures(report);
+  if (options.on_finished) options.on_finished(experiment);
   return result;
 }
 
