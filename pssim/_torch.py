@@ -75,14 +75,18 @@ class Provider:
         self.item_shape = None  # of the datasets loaded here (the C++ side sees them flattened)
         self._threads = None
 
-    def load_data(self, reference, seed):
+    @staticmethod
+    def _given(reference, obj, key, alternative):
+        """What `key`.module refers to, else the object given from Python."""
         if reference:
-            data = call_reference(reference, "data.module")
-        elif self.data is not None:
-            data = self.data
-        else:
-            raise ValueError("data.kind torch needs data.module (path/to/file.py:function) or the datasets given "
-                             "to pssim.run(..., data=(train, test))")
+            return call_reference(reference, key + ".module")
+        if obj is None:
+            raise ValueError("{}.kind torch needs {}.module (path/to/file.py:function) or {}".format(
+                key, key, alternative))
+        return obj
+
+    def load_data(self, reference, seed):
+        data = self._given(reference, self.data, "data", "the datasets given to pssim.run(..., data=(train, test))")
         if not isinstance(data, (tuple, list)) or len(data) != 2:
             raise TypeError("data must be a pair (train, test) of datasets")
         train_x, train_y = materialize(data[0], "training")
@@ -100,12 +104,7 @@ class Provider:
             torch.set_num_threads(1)
         if reference:
             torch.manual_seed(init_seed)
-            module = call_reference(reference, "model.module")
-        elif self.model is not None:
-            module = self.model
-        else:
-            raise ValueError("model.kind torch needs model.module (path/to/file.py:function) or the module given "
-                             "to pssim.run(..., model=...)")
+        module = self._given(reference, self.model, "model", "the module given to pssim.run(..., model=...)")
         if not isinstance(module, torch.nn.Module):
             raise TypeError("the model must be a torch.nn.Module, not {}".format(type(module).__name__))
         shape = self.item_shape if self.item_shape is not None and task == "classification" else tuple(item_shape)
