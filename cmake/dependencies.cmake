@@ -10,3 +10,13 @@ find_package(ZLIB REQUIRED)                   # gzipped IDX files (zlib1g-dev)
 if(PSSIM_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)             # v2: <catch2/catch.hpp>, Catch2::Catch2WithMain
 endif()
+if(PSSIM_BUILD_PYTHON)
+  # Debian's /usr/bin/python3 and its pybind11 (pybind11-dev, python3-dev): the extension
+  # module must match the interpreter that imports it, not whichever python3 is on PATH.
+  set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python the pssim package is built for")
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
+  find_package(pybind11 2.6 CONFIG REQUIRED)
+  # The libraries are linked into the extension module too: position-independent code.
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+endif()

@@ -2,9 +2,9 @@
 # Installs, with apt-get, every Debian 12 package pssim needs that is not installed yet.
 # Does nothing (and needs no privileges) when everything is present.
 #
-#   scripts/install-deps.sh              build, tests, quickstart and plots
+#   scripts/install-deps.sh              build, tests (C++ and Python), quickstart and plots
 #   scripts/install-deps.sh --simgrid    also SimGrid, for bench/simgrid_compare
-#   scripts/install-deps.sh --torch      also PyTorch + OpenBLAS, for bench/models_vs_torch
+#   scripts/install-deps.sh --torch      also OpenBLAS's OpenMP build, for bench/models_vs_torch
 set -euo pipefail
 
 packages=(
@@ -15,12 +15,15 @@ packages=(
   dataset-fashion-mnist            # Fashion-MNIST, gzipped IDX in /usr/share/datasets/fashion-mnist
   fortunes                         # ~2.4 MB of plain English text: the default corpus of the lstm-lm
   python3 python3-matplotlib python3-pandas python3-yaml   # analysis/ plots, run with /usr/bin/python3
+  python3-dev pybind11-dev         # the Python package's extension module (sim/python)
+  python3-torch                    # PyTorch 1.13: model.kind torch (about 0.9 GB installed, see README)
+  python3-pytest python3-tqdm      # the Python tests; progress bars of pssim.run
   parallel                         # GNU parallel: cluster-style sweep test
 )
 for arg in "$@"; do
   case "$arg" in
     --simgrid) packages+=(libsimgrid-dev) ;;
-    --torch) packages+=(python3-torch libopenblas0-openmp) ;;
+    --torch) packages+=(libopenblas0-openmp) ;;
     *) echo "install-deps.sh: unknown option '$arg' (known: --simgrid, --torch)" >&2; exit 2 ;;
   esac
 done

@@ -11,6 +11,21 @@
 
 namespace pssim::models {
 
+TrainingData TrainingData::from_images(const DataSpec& spec, ImageDataset train, ImageDataset test) {
+  if (spec.batch_size < 1) {
+    throw std::invalid_argument(fmt::format("data.batch_size {} must be >= 1", spec.batch_size));
+  }
+  if (train.size() < 1 || test.size() < 1)
+    throw DataError(fmt::format("{} and {} need at least one item each ({} and {} given)", train.name, test.name,
+                                train.size(), test.size()));
+  check_test_split(train, test);
+  TrainingData d;
+  d.spec_ = spec;
+  d.train_ = std::make_shared<const ImageDataset>(std::move(train));
+  d.test_ = std::make_shared<const ImageDataset>(std::move(test));
+  return d;
+}
+
 TrainingData TrainingData::load(const DataSpec& spec, std::uint64_t seed) {
   if (spec.batch_size < 1) {
     throw std::invalid_argument(fmt::format("data.batch_size {} must be >= 1", spec.batch_size));

@@ -68,6 +68,10 @@ class TrainingData {
   /// too small for seq_len, and std::invalid_argument for a bad field; both name the file
   /// or field and the fix. Everything is checked here, so evaluation cannot fail later.
   static TrainingData load(const DataSpec& spec, std::uint64_t seed);
+  /// Classification data already in memory (datasets handed over from Python): `spec`
+  /// gives batch_size, partition and eval_max. Checks the pair as load() does (the same
+  /// item shape, test labels within the training classes); throws DataError otherwise.
+  static TrainingData from_images(const DataSpec& spec, ImageDataset train, ImageDataset test);
 
   TaskKind task() const { return task_; }
   const DataSpec& spec() const { return spec_; }

@@ -4,24 +4,15 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <new>
-#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
 
-#include "models/data/data_error.hpp"
 #include "sim/cli/report.hpp"
-#include "sim/experiment/run_job.hpp"
-#include "sim/output/atomic_file.hpp"
-#include "sim/scenario/scenario_error.hpp"
+#include "sim/experiment/failure.hpp"
 
 namespace pssim::cli {
 namespace {
-
-std::string prefixed(std::string_view input, std::string_view message) {
-  return input.empty() ? std::string(message) : fmt::format("{}: {}", input, message);
-}
 
 // The message is built before any signal arrives: a handler may only call
 // async-signal-safe functions (write, signal, raise).
@@ -36,44 +27,12 @@ extern "C" void on_interrupt(int sig) {
 }  // namespace
 
 int report_failure(std::string_view input) {
-  try {
-    throw;
-  } catch (const scenario::ScenarioError& e) {  // file:line:col for each problem
-    report(e);
-    return kBadInput;
-  } catch (const output::OutputError& e) {  // names the path (and a lock's holder)
-    report(e.what());
-    return kRunFailed;
-  } catch (const models::DataError& e) {  // names the data file
-    report(prefixed(input, e.what()));
-    return kBadInput;
-  } catch (const experiment::BuildError& e) {
-    report(prefixed(input, fmt::format("cannot build this scenario: {}", e.what())));
-    return kBadInput;
-  } catch (const std::invalid_argument& e) {
-    report(prefixed(input, e.what()));
-    return kBadInput;
-  } catch (const std::domain_error& e) {  // TimeNs conversions
-    report(prefixed(input, fmt::format("a value of this scenario is beyond the simulator's range ({}); check the "
-                                       "rates and sizes (throughput, bandwidth, FLOPs, model size)",
-                                       e.what())));
-    return kBadInput;
-  } catch (const std::overflow_error& e) {  // event times
-    report(prefixed(input, fmt::format("a value of this scenario is beyond the simulator's range ({}); check the "
-                                       "rates, sizes and stop conditions",
-                                       e.what())));
-    return kBadInput;
-  } catch (const std::bad_alloc&) {
-    report("out of memory: the scenario needs more memory than this machine gives (fewer workers, a smaller "
-           "model or data set, or async with fewer workers)");
-    return kRunFailed;
-  } catch (const std::exception& e) {
-    report(e.what());
-    return kRunFailed;
-  } catch (...) {
-    report("an unknown error");
-    return kRunFailed;
-  }
+  const experiment::Failure f = experiment::describe_failure(std::current_exception(), input);
+  if (f.diagnostics)
+    fmt::print(stderr, "{}\n", f.message);
+  else
+    report(f.message);
+  return f.kind == experiment::Failure::Kind::BadInput ? kBadInput : kRunFailed;
 }
 
 void report_interrupts() {

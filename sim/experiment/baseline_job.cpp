@@ -16,6 +16,9 @@ namespace pssim::experiment {
 models::TrainConfig baseline_config(const scenario::Scenario& s) {
   if (s.model.kind != scenario::ModelConfig::Kind::Network || !s.data.present)
     throw std::invalid_argument("pssim train needs a real model and data (model.kind cnn, mlp, logreg or lstm-lm)");
+  if (s.model.torch)
+    throw std::invalid_argument("pssim train runs the models of pssim; a torch module's single-process reference is "
+                                "a plain PyTorch training loop");
   models::TrainConfig c;
   c.model = s.model.network;
   c.data = s.data.spec;

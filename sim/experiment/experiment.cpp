@@ -140,20 +140,31 @@ void Experiment::build_model() {
     flops_per_sample_ = model.synthetic.flops_per_sample;
     return;
   }
-  data_ = std::make_unique<models::TrainingData>(models::TrainingData::load(scenario_.data.spec, scenario_.seed));
-  models::NetworkSpec spec = model.network;
-  data_->adapt(spec);
-  network_model_ = models::build_network<float>(spec);
+  const bool external_data = scenario_.data.spec.kind == "torch";
+  if ((model.torch || external_data) && !external_)
+    throw std::invalid_argument("model.kind torch runs a PyTorch module: run this scenario from Python (pssim.run, "
+                                "or /usr/bin/python3 -m pssim run SCENARIO)");
+  data_ = std::make_unique<models::TrainingData>(external_data ? external_->load_data(scenario_)
+                                                               : models::TrainingData::load(scenario_.data.spec,
+                                                                                            scenario_.seed));
+  const bool lm = data_->task() == models::TaskKind::language_model;
+  if (model.torch) {
+    network_model_ = external_->build_network(scenario_, *data_);
+  } else {
+    models::NetworkSpec spec = model.network;
+    data_->adapt(spec);
+    network_model_ = models::build_network<float>(spec);
+  }
   params_ = static_cast<std::int64_t>(network_model_->num_params());
   for (const auto& t : network_model_->layout().tensors()) layer_params_.push_back(static_cast<std::int64_t>(t.size));
-  const bool lm = data_->task() == models::TaskKind::language_model;
-  flops_per_sample_ = network_model_->flops_per_sample(lm ? scenario_.data.spec.seq_len : 0);
+  const auto given = model.torch ? model.torch->flops_per_sample : std::nullopt;
+  flops_per_sample_ = given ? *given : network_model_->flops_per_sample(lm ? scenario_.data.spec.seq_len : 0);
 }
 
 Experiment::~Experiment() = default;
 
-Experiment::Experiment(const scenario::Scenario& s, unsigned threads)
-    : scenario_(s), scheme_(schemes::find(s.protocol.scheme)), threads_(threads), sim_(s.seed) {
+Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const ExternalMath* external)
+    : scenario_(s), scheme_(schemes::find(s.protocol.scheme)), threads_(threads), external_(external), sim_(s.seed) {
   BuiltTopology built = build_topology(s, scheme_.layout != schemes::Layout::AllReduced);
   topology_ = std::move(built.topology);
   build_model();
@@ -300,7 +311,8 @@ void Experiment::evaluate_now() {
   forward_.on_eval(e);
 }
 
-RunStats Experiment::run(protocol::Observer* observer, const std::function<void(const Experiment&)>& progress) {
+RunStats Experiment::run(protocol::Observer* observer, const std::function<void(const Experiment&)>& progress,
+                         const std::atomic<bool>* interrupt) {
   if (sim_.events_executed() > 0) throw std::logic_error("an experiment runs once");
   forward_.target = observer;
   const auto start = std::chrono::steady_clock::now();
@@ -324,11 +336,18 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
       sim_.schedule_after(*every, [ev] { ev->tick(); });
     }
   }
-  std::uint64_t next_report = 1 << 14;
+  // Progress by wall time: an event may take microseconds (timing only) or a second
+  // (a large model's gradient), so counting events alone would report too often or too
+  // rarely.
+  auto next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
   sim_.run_until_condition([&] {
-    if (progress && sim_.events_executed() >= next_report) {
-      next_report = sim_.events_executed() + (1 << 14);
-      progress(*this);
+    if (interrupt && interrupt->load(std::memory_order_relaxed)) throw Interrupted();
+    if (progress && sim_.events_executed() % 64 == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= next_report) {
+        next_report = now + std::chrono::milliseconds(100);
+        progress(*this);
+      }
     }
     return protocol_->finished();
   });

@@ -9,6 +9,7 @@
 // run on several threads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "models/nets/network.hpp"
 #include "sim/compute/compute_model.hpp"
 #include "sim/core/simulator.hpp"
+#include "sim/experiment/external_math.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/net/topology.hpp"
 #include "sim/parallel/job_pool.hpp"
@@ -45,6 +47,12 @@ struct TrainingOutcome {
   std::optional<std::int64_t> diverged_at_update;
 };
 
+/// A run stopped by its caller (RunControl::interrupt) before a stop condition.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
 struct RunStats {
   StopReason stopped_by = StopReason::SimTime;
   TimeNs sim_time = 0;
@@ -58,15 +66,20 @@ class Experiment {
   /// Builds everything; throws std::runtime_error / std::invalid_argument for a scenario
   /// that cannot be built (e.g. an explicit topology whose hosts are not connected, or
   /// missing data files). `threads` runs gradient math in parallel (outputs do not depend
-  /// on it).
-  explicit Experiment(const scenario::Scenario& scenario, unsigned threads = 1);
+  /// on it). `external` (may be null; must outlive this object) provides the network and
+  /// data of model.kind torch and data.kind torch; without it they are an error.
+  explicit Experiment(const scenario::Scenario& scenario, unsigned threads = 1,
+                      const ExternalMath* external = nullptr);
   ~Experiment();
 
   /// Runs to the stop condition. `observer` (may be null) sees updates, rounds and worker
-  /// states as they happen; `progress` (may be empty) is called every few thousand
-  /// events. Throws std::runtime_error if the simulation runs out of events before a stop
-  /// condition holds.
-  RunStats run(protocol::Observer* observer, const std::function<void(const Experiment&)>& progress = {});
+  /// states as they happen; `progress` (may be empty) is called about ten times a second
+  /// of wall time (checked every 64 events). Throws std::runtime_error if the simulation
+  /// runs out of events before a stop condition holds, and Interrupted as soon as an
+  /// event ends with `*interrupt` set (may be null; set from another thread or a signal
+  /// handler).
+  RunStats run(protocol::Observer* observer, const std::function<void(const Experiment&)>& progress = {},
+               const std::atomic<bool>* interrupt = nullptr);
 
   /// How far the run is toward its nearest stop condition, 0 to 1.
   double progress_fraction() const;
@@ -99,6 +112,7 @@ class Experiment {
   scenario::Scenario scenario_;
   const schemes::Scheme& scheme_;
   unsigned threads_;
+  const ExternalMath* external_;
   Simulator sim_;
   net::Topology topology_;
   ps::PsLayout layout_;

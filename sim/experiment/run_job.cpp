@@ -34,9 +34,9 @@ const scenario::ConfigNode* named_key(const scenario::ConfigNode& root, const st
 // more shards than tensors ...): that is the scenario's fault, not the run's, and it is
 // reported at the key it names when the user wrote that key. Data errors and lack of
 // memory keep their own type.
-std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, unsigned threads) {
+std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, const JobOptions& options) {
   try {
-    return std::make_unique<Experiment>(loaded.scenario, threads);
+    return std::make_unique<Experiment>(loaded.scenario, options.threads, options.external);
   } catch (const models::DataError&) {
     throw;
   } catch (const std::bad_alloc&) {
@@ -50,7 +50,10 @@ std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, unsign
 
 }  // namespace
 
-void check_buildable(const scenario::LoadedScenario& loaded) { build(loaded, 1); }
+void check_buildable(const scenario::LoadedScenario& loaded) {
+  if (loaded.scenario.model.torch) return;  // only the Python package can build a PyTorch module
+  build(loaded, JobOptions{});
+}
 
 const std::vector<std::string>& run_output_files() {
   // summary.json first: a run killed half-way never leaves a summary that looks complete.
@@ -62,7 +65,7 @@ const std::vector<std::string>& run_output_files() {
 
 JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                            const JobOptions& options) {
-  const std::unique_ptr<Experiment> built = build(loaded, options.threads);
+  const std::unique_ptr<Experiment> built = build(loaded, options);
   Experiment& experiment = *built;
   output::prepare_output_directory(dir);
   std::optional<output::DirectoryLock> lock;
@@ -85,11 +88,12 @@ JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::fi
     observers.push_back(trace.get());
   }
   protocol::ObserverList all(observers);
-  result.stats = experiment.run(&all, options.on_progress);
+  result.stats = experiment.run(&all, options.on_progress, options.interrupt);
   recorder.commit();
   if (trace) trace->commit();
   const RunReport report = write_run_outputs(dir, experiment, result.stats, recorder);
   result.figures = report_figures(report);
+  if (options.on_finished) options.on_finished(experiment);
   return result;
 }
 

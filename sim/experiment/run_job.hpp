@@ -36,7 +36,8 @@ class BuildError : public std::invalid_argument {
 
 /// Builds the scenario's simulation as `run` would, without running it (pssim validate):
 /// throws what run_to_directory throws for a scenario that cannot be built (ScenarioError
-/// at the key a problem names, BuildError, models::DataError).
+/// at the key a problem names, BuildError, models::DataError). A PyTorch model (model.kind
+/// torch) is only built by the Python package: its scenario is checked up to its keys.
 void check_buildable(const scenario::LoadedScenario& loaded);
 
 /// The files a run writes into its directory (removed before a run, summary.json first).
@@ -50,6 +51,15 @@ struct JobOptions {
   /// Called now and then while the simulation runs, with the simulated time reached and
   /// the run's stop conditions (for progress display). May be empty.
   std::function<void(const Experiment&)> on_progress;
+  /// The network and data of model.kind / data.kind torch (may be null: then such a
+  /// scenario is a BuildError). Must outlive the call.
+  const ExternalMath* external = nullptr;
+  /// When set (from another thread or a signal handler), the run stops at the next event
+  /// and throws Interrupted; the outputs are left incomplete (no summary.json). May be null.
+  const std::atomic<bool>* interrupt = nullptr;
+  /// Called once the outputs are written, with the finished experiment (e.g. to read its
+  /// final parameters). May be empty.
+  std::function<void(const Experiment&)> on_finished;
 };
 
 struct JobResult {

@@ -28,17 +28,29 @@ struct SyntheticModel {
   std::vector<std::int64_t> layer_params;  ///< sizes of the layers (tensors), in order; sums to params
 };
 
+/// model.kind torch: a PyTorch module, whose network the Python package builds
+/// (experiment/external_math.hpp); the scenario only names it.
+struct TorchModel {
+  std::string module;                      ///< "file.py:function"; empty: an object given from Python
+  std::optional<double> flops_per_sample;  ///< forward + backward; none: counted from the layer shapes
+};
+
 struct ModelConfig {
-  /// Synthetic: sizes only. Network: a real network of models/ (cnn, mlp, logreg, lstm-lm).
+  /// Synthetic: sizes only. Network: a real network, of models/ (cnn, mlp, logreg, lstm-lm)
+  /// or a PyTorch module (`torch` set).
   enum class Kind { Synthetic, Network } kind = Kind::Synthetic;
   SyntheticModel synthetic;
-  models::NetworkSpec network;  ///< Network (data-dependent fields set from the data)
+  models::NetworkSpec network;  ///< Network of models/ (data-dependent fields set from the data)
+  std::optional<TorchModel> torch;
   bool math = true;             ///< Network: compute real gradients (false: sizes and FLOPs only)
 };
 
 struct DataConfig {
   bool present = false;    ///< false: no data (synthetic models)
-  models::DataSpec spec;   ///< spec.batch_size: samples per worker per iteration
+  /// spec.batch_size: samples per worker per iteration. spec.kind "torch": PyTorch datasets,
+  /// loaded by the Python package; spec.path is then their "file.py:function" (empty: objects
+  /// given from Python).
+  models::DataSpec spec;
   std::int64_t batch_size() const { return spec.batch_size; }
 };
 

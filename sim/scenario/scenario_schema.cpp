@@ -73,6 +73,20 @@ SchemaPtr model_schema() {
                    "Dropout probability, as PyTorch's word-language-model example applies it: on the embedded "
                    "inputs, between stacked layers (nn.LSTM(dropout=...)) and on the top layer's output before the "
                    "decoder; training only (evaluation sees every unit). Absent: none."),
+         math_field()}},
+       {"torch",
+        "A PyTorch module (`torch.nn.Module`) as the math, run from Python (`pssim.run`, or `/usr/bin/python3 "
+        "-m pssim run`): its parameters, in `state_dict` order, are what the servers hold; each worker's "
+        "gradient is PyTorch's, at the parameters it holds, on its batch (cross-entropy of the module's "
+        "outputs). Images arrive as [B, C, H, W] float32, text as [B, S] int64 tokens (outputs [B, S, V]).",
+        {omittable("module", scalar(VT::String),
+                   "`path/to/file.py:function`: a function of no arguments returning the module, called after "
+                   "`torch.manual_seed` with a seed derived from `seed` (the initial parameters). Absent: the "
+                   "module given to `pssim.run(..., model=...)`."),
+         omittable("flops_per_sample", scalar_above(VT::Flops, 0, 1e18),
+                   "Forward + backward operations for one sample. Absent: counted once from the layer shapes "
+                   "(Linear, Conv1d/2d/3d, LSTM, pssim's convention of docs/models.md; other operations count "
+                   "nothing)."),
          math_field()}}});
 }
 
@@ -130,6 +144,14 @@ SchemaPtr data_schema() {
                   "Largest vocabulary (with <unk>); 0: no cap (word level: use e.g. 10000)."),
          optional("heldout", scalar_above(VT::Ratio, 0, 0.5), "0.1", "Share of the text held out for perplexity."),
          optional("seq_len", scalar(VT::Count, 1, 10000), "35", "Tokens predicted per sequence."), eval_max_field()}},
+       {"torch",
+        "PyTorch datasets (map-style, items `(input, label)`), read once into memory (float32 inputs, integer "
+        "labels; classification). Needs `model.kind: torch`.",
+        {omittable("module", scalar(VT::String),
+                   "`path/to/file.py:function`: a function of no arguments returning `(train, test)`. Absent: "
+                   "the datasets given to `pssim.run(..., data=(train, test))`."),
+         section("partition", partition_schema(), "How the training items are split among workers."),
+         eval_max_field()}},
        {"synthetic-text", "Tokens from a seeded sparse Markov chain (tests).",
         {optional("vocab", scalar(VT::Count, 2, 1e6), "50", "Vocabulary size."),
          optional("branching", scalar(VT::Count, 1, 1e6), "3", "Successors of each token."),

@@ -36,6 +36,18 @@ models::LayerSpec read_layer(const ConfigNode& node) {
   return l;
 }
 
+// "path/to/file.py:function", as the Python package imports it.
+std::string module_reference(const ConfigNode& node) {
+  const std::string& text = as_text(node);
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() ||
+      text.find_first_of("/.", colon) != std::string::npos)
+    fail(node, fmt::format("'{}' is not a module reference: write path/to/file.py:function (a function of no "
+                           "arguments)",
+                           text));
+  return text;
+}
+
 ModelConfig read_model(const ConfigNode& node) {
   ModelConfig m;
   const std::string& kind = as_text(node.at("kind"));
@@ -70,6 +82,10 @@ ModelConfig read_model(const ConfigNode& node) {
     for (const auto& h : node.at("hidden").items()) net.hidden.push_back(as_count(h));
   } else if (kind == "logreg") {
     net.preset = "logreg";
+  } else if (kind == "torch") {
+    TorchModel& t = m.torch.emplace();
+    if (const ConfigNode* module = node.find("module")) t.module = module_reference(*module);
+    if (const ConfigNode* f = node.find("flops_per_sample")) t.flops_per_sample = as_flops(*f);
   } else {
     net.preset = "lstm-lm";
     net.embed_dim = as_count(node.at("embed_dim"));
@@ -99,15 +115,24 @@ DataConfig read_data(const ConfigNode& node, const ModelConfig& model, const Con
     return d;
   }
   const bool language_model = model.network.preset == "lstm-lm";
+  const bool torch = model.torch.has_value();
   if (!d.present)
-    fail(written(node, model_node), fmt::format("model.kind {} needs data: set data.kind ({})",
-                                                as_text(model_node.at("kind")),
-                                                language_model ? "text or synthetic-text" : "fashion-mnist, mnist or synthetic"));
-  if (language_model != language_data)
+    fail(written(node, model_node),
+         fmt::format("model.kind {} needs data: set data.kind ({})", as_text(model_node.at("kind")),
+                     torch            ? "fashion-mnist, mnist, synthetic, text, synthetic-text or torch"
+                     : language_model ? "text or synthetic-text"
+                                      : "fashion-mnist, mnist or synthetic"));
+  if (kind == "torch" && !torch)
+    fail(node.at("kind"), "data.kind torch holds PyTorch datasets: it needs model.kind torch");
+  if (!torch && language_model != language_data)
     fail(node.at("kind"), language_model ? "an lstm-lm trains on text: data.kind text or synthetic-text"
                                          : "this model trains on images: data.kind fashion-mnist, mnist or synthetic");
   if (const ConfigNode* e = node.find("eval_max")) spec.eval_max = as_count(*e);
-  if (kind == "fashion-mnist" || kind == "mnist" || kind == "synthetic") {
+  if (kind == "torch") {
+    spec.kind = kind;
+    if (const ConfigNode* module = node.find("module")) spec.path = module_reference(*module);
+    spec.partition = read_partition(node.at("partition"));
+  } else if (kind == "fashion-mnist" || kind == "mnist" || kind == "synthetic") {
     spec.kind = kind;
     if (const ConfigNode* p = node.find("path")) spec.path = as_text(*p);
     spec.partition = read_partition(node.at("partition"));

@@ -28,7 +28,7 @@ std::string message_of(const std::exception& e) {
 
 // Runs one point into its directory, under the point's own lock. Returns the error, empty
 // when the point ran and was recorded.
-std::string run_point(const SweepSpec& spec, const SweepPoint& p, const fs::path& dir, unsigned threads) {
+std::string run_point(const SweepSpec& spec, const SweepPoint& p, const fs::path& dir, const SweepOptions& options) {
   const fs::path point_dir = point_directory(dir, p.index);
   std::optional<DirectoryLock> lock;
   try {
@@ -45,9 +45,13 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& p, const fs::path
   std::vector<experiment::Figure> figures;
   try {
     experiment::JobOptions job;
-    job.threads = threads;
+    job.threads = options.threads_per_point;
     job.caller_holds_lock = true;
+    job.external = options.external;
+    job.interrupt = options.interrupt;
     figures = experiment::run_to_directory(p.scenario, point_dir, job).figures;
+  } catch (const experiment::Interrupted&) {
+    return "interrupted";  // no record: the point runs again next time
   } catch (const std::exception& e) {
     error = message_of(e);
   }
@@ -95,11 +99,14 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     todo.push_back(&p);
   }
   std::atomic<std::size_t> next{0};
+  const auto interrupted = [&] { return options.interrupt && options.interrupt->load(); };
   std::mutex report;
   std::size_t finished = 0;
   const auto worker = [&] {
     for (std::size_t i = next++; i < todo.size(); i = next++) {
-      const std::string error = run_point(spec, *todo[i], dir, options.threads_per_point);
+      if (interrupted()) return;
+      const std::string error = run_point(spec, *todo[i], dir, options);
+      if (interrupted()) return;
       const std::lock_guard<std::mutex> guard(report);
       ++finished;
       ++outcome.ran;
@@ -115,6 +122,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
+  if (interrupted()) throw experiment::Interrupted();
   if (!shard) outcome.table = write_sweep_table(spec, dir);
   return outcome;
 }

@@ -20,12 +20,14 @@
 // sweep.csv; a merge builds it from every point's record.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
 
+#include "sim/experiment/external_math.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 
 namespace pssim::sweep {
@@ -45,6 +47,12 @@ struct SweepOptions {
   /// Called for each point that failed or could not be recorded, with its error (before
   /// on_point_done for that point). Calls never overlap.
   std::function<void(const SweepPoint&, const std::string&)> on_point_failed;
+  /// The network and data of model.kind / data.kind torch (see experiment::JobOptions).
+  const experiment::ExternalMath* external = nullptr;
+  /// When set, running points stop at their next event and are left unrecorded (they run
+  /// again next time), no further point starts, and run_sweep throws
+  /// experiment::Interrupted without writing sweep.csv. May be null.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 /// Rows of sweep.csv that are not "ok".
@@ -61,7 +69,8 @@ struct SweepOutcome {
 
 /// Runs the points of `spec` that this process owns and that have no current ok record,
 /// then (without a shard) writes sweep.csv. Throws output::DirectoryInUse when another
-/// writer holds the directory and output::OutputError when it cannot be written.
+/// writer holds the directory, output::OutputError when it cannot be written and
+/// experiment::Interrupted (see SweepOptions::interrupt).
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);
 
 /// Writes <dir>/sweep.csv from the points' records, under the directory's lock (after

@@ -1,0 +1,131 @@
+"""pssim from Python: run scenarios and sweeps into pandas, and train PyTorch modules inside
+the simulated cluster.
+
+    import pssim
+    r = pssim.run("scenarios/quickstart.yaml", overrides={"protocol.mode": "async"})
+    r.summary["final_test_accuracy"], r.evals[["time_s", "test_accuracy"]]
+
+    s = pssim.sweep("scenarios/sweeps/quickstart.yaml", jobs=2)
+    s.table[["protocol.mode", "final_test_accuracy"]]
+
+    r = pssim.run("scenarios/quickstart.yaml", model=my_module)            # a torch.nn.Module
+    r = pssim.run(..., model=my_module, data=(train_dataset, test_dataset))
+
+A run is the pssim command's run, in this process: the same files (in `output`, or a
+temporary directory kept while the result lives), the same bytes for the same scenario and
+seed, the same error messages (raised as ScenarioError, InputError or RunError).
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import threading
+
+from ._errors import Error, InputError, RunError, ScenarioError
+from ._results import Result, SweepResult, load
+
+__all__ = ["run", "sweep", "load", "plot", "schema", "Result", "SweepResult", "Error", "InputError",
+           "RunError", "ScenarioError"]
+__version__ = "0.1.0"
+
+_SOURCES = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _extension():
+    from ._native import native
+    return native()
+
+
+def _on_main_thread():
+    return threading.current_thread() is threading.main_thread()
+
+
+def _output(output, prefix):
+    """(directory, TemporaryDirectory or None)."""
+    if output is not None:
+        return os.fspath(output), None
+    tmp = tempfile.TemporaryDirectory(prefix=prefix)
+    return os.path.join(tmp.name, "out"), tmp
+
+
+def run(scenario, overrides=None, seed=None, threads=None, output=None, *, model=None, data=None, progress=None):
+    """Runs one scenario, as `pssim run` does, and returns its Result.
+
+    scenario   a path to a YAML file, YAML text, or a dict of the scenario's keys
+    overrides  {"cluster.workers.count": 16, "protocol": {"mode": "ssp", "staleness": 2}}
+               (or a list of "key=value" strings), applied as --set in order
+    seed       overrides the scenario's seed
+    threads    threads for gradient math (default: all cores); results do not depend on it
+    output     directory for the run's files (default: a temporary one, kept while the
+               Result lives)
+    model      a torch.nn.Module to train instead of the scenario's model (model.kind torch;
+               its current parameters are the initial ones)
+    data       (train, test) datasets for it (data.kind torch): map-style datasets of
+               (input, label), TensorDatasets, or pairs (inputs, labels)
+    progress   a progress bar: None = on a terminal or in a notebook, True, False
+
+    Ctrl-C stops the run at its next event and raises KeyboardInterrupt (the directory is
+    left without summary.json, as the pssim command leaves it).
+    """
+    from . import _progress, _scenario, _torch
+    from ._results import parameters_dict
+    native = _extension()
+    path, text, source = _scenario.source_of(scenario)
+    sets = _scenario.torch_overrides(scenario, model, data) + _scenario.assignments(overrides)
+    directory, tmp = _output(output, "pssim-run-")
+    provider = _torch.Provider(model, data)
+    bar = _progress.Bar(progress, "pssim run", 1.0)
+    try:
+        out = native.run(path, text, source, sets, seed, threads or os.cpu_count() or 1, directory,
+                         bar.run_progress, provider, _on_main_thread())
+    finally:
+        bar.close()
+        provider.close()
+    return Result(directory, parameters_dict(out["parameters"], out["tensors"]), keep_alive=tmp)
+
+
+def sweep(sweep_file, output=None, jobs=None, threads=1, *, model=None, data=None, progress=None):
+    """Runs a sweep file, as `pssim sweep` does, and returns its SweepResult.
+
+    jobs: points run at once (default: all cores); threads: gradient threads per point.
+    model, data: a module and datasets for sweeps whose scenario has model.kind torch and
+    data.kind torch without a module reference. A failed point is a None in
+    result.points and a row with status "failed" in result.table (its error in "error").
+    """
+    from . import _progress, _torch
+    native = _extension()
+    directory, tmp = _output(output, "pssim-sweep-")
+    provider = _torch.Provider(model, data)
+    bar = _progress.Bar(progress, "pssim sweep", 1)
+    try:
+        native.sweep(os.fspath(sweep_file), directory, jobs or os.cpu_count() or 1, threads,
+                     bar.sweep_progress, provider, _on_main_thread())
+    finally:
+        bar.close()
+        provider.close()
+    return SweepResult(directory, keep_alive=tmp)
+
+
+def plot(*results, output=None):
+    """Draws the figures of `pssim plot` (analysis/plot.py) from Results, SweepResults or
+    directories; returns the PNG files written (into `output`, default <first>/plots)."""
+    from ._results import directory_of
+    if not results:
+        raise TypeError("plot needs at least one result or directory")
+    paths = [os.fspath(directory_of(r)) for r in results]
+    out = pathlib.Path(output) if output is not None else pathlib.Path(paths[0]) / "plots"
+    script = pathlib.Path(os.environ.get("PSSIM_ANALYSIS_DIR", _SOURCES / "analysis")) / "plot.py"
+    if not script.exists():
+        raise RunError("no {}: set PSSIM_ANALYSIS_DIR to the analysis/ folder of the pssim sources".format(script))
+    done = subprocess.run([sys.executable, os.fspath(script), "-o", os.fspath(out)] + paths,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        message = (done.stderr or done.stdout).strip()
+        raise (InputError if done.returncode == 2 else RunError)(message)
+    return sorted(out.glob("*.png"))
+
+
+def schema():
+    """The scenario reference (Markdown), as `pssim schema` prints it."""
+    return _extension().schema()

@@ -1,0 +1,166 @@
+"""pssim.run, pssim.sweep, pssim.load and pssim.plot against the pssim command."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pandas as pd
+import pytest
+
+import pssim
+from conftest import ROOT, without_wall_clock
+
+QUICK = {"training.stop.sim_time": "2s", "data.eval_max": 1000}
+
+
+def test_run_gives_the_cli_figures_and_files(cli, tmp_path):
+    sets = [a for k, v in QUICK.items() for a in ("--set", "{}={}".format(k, v))]
+    status, _, err = cli("run", "scenarios/quickstart.yaml", *sets, "-o", tmp_path / "cli", "-q")
+    assert status == 0, err
+    r = pssim.run(ROOT / "scenarios/quickstart.yaml", overrides=QUICK, output=tmp_path / "py")
+    expected = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert without_wall_clock(r.summary) == without_wall_clock(expected)
+    assert r.summary["final_test_accuracy"] > 0.5
+    for name in ("metrics.csv", "rounds.csv", "workers.csv", "links.csv", "link_utilization.csv", "scenario.yaml"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    loaded = pssim.load(tmp_path / "cli")
+    pd.testing.assert_frame_equal(loaded.metrics, r.metrics)
+    assert loaded.scenario == r.scenario and loaded.scenario["cluster"]["workers"]["count"] == 8
+    assert list(r.evals.columns[:2]) == ["time_s", "event"] and (r.evals["event"] == "eval").all()
+    assert len(r.rounds) == r.summary["rounds"] and len(r.workers) == 8
+    # The final parameters, named as the module's state_dict would name them.
+    assert [k for k in r.parameters] == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    assert r.parameters["fc1.weight"].shape == (256, 784)
+
+
+def test_scenario_as_dict_or_string_and_overrides(tmp_path):
+    scenario = {"name": "tiny", "model": {"kind": "synthetic", "params": "1M", "flops_per_sample": "1MFLOP"},
+                "training": {"stop": {"updates": 3}}, "cluster": {"workers": {"count": 4}}}
+    a = pssim.run(scenario, overrides={"cluster.workers.count": 2, "protocol": {"mode": "ssp", "staleness": 1}},
+                  seed=5)
+    assert a.scenario["cluster"]["workers"]["count"] == 2 and a.scenario["seed"] == 5
+    assert a.scenario["protocol"] == {"mode": "ssp", "staleness": 1}
+    assert a.parameters is None and a.summary["updates"] == 3
+    b = pssim.run("name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"
+                  "training: {stop: {updates: 3}}\n", overrides=["cluster.workers.count=2", "protocol.mode=ssp",
+                                                                "protocol.staleness=1"], seed=5)
+    assert without_wall_clock(a.summary) == without_wall_clock(b.summary)
+    kept = a.directory
+    assert kept.is_dir()
+    del a
+    assert not kept.exists()  # the temporary directory goes with its result
+
+
+def test_errors_carry_the_cli_message(cli, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"
+                   "training: {stop: {updates: 3}}\ncluster: {workers: {cont: 4}}\n")
+    status, _, err = cli("run", bad, "-o", tmp_path / "out")
+    assert status == 2
+    with pytest.raises(pssim.ScenarioError) as e:
+        pssim.run(bad)
+    assert str(e.value) == err.strip()
+    assert "bad.yaml:4:" in str(e.value) and "count" in str(e.value)  # file:line and "did you mean"
+    with pytest.raises(pssim.ScenarioError, match=r"^<string>:4:"):
+        pssim.run(bad.read_text())
+    with pytest.raises(pssim.ScenarioError, match=r"^<--set cluster.workers.count=-1>:1:23: error: .*out of range"):
+        pssim.run(ROOT / "scenarios/quickstart.yaml", overrides={"cluster.workers.count": -1})
+    # A scenario that cannot be built: the same message as the pssim command's.
+    explicit = bad.read_text().replace("cluster: {workers: {cont: 4}}", "cluster: {workers: {count: 2}}") + \
+        textwrap.dedent("""\
+        network:
+          topology: explicit
+          switches: [s0, s1]
+          workers: [worker-0, worker-1]
+          servers: [server-0]
+          links: [{from: worker-0, to: s0, bandwidth: 1Gbps}, {from: worker-1, to: s0, bandwidth: 1Gbps},
+                  {from: server-0, to: s1, bandwidth: 1Gbps}]
+        """)
+    bad.write_text(explicit)
+    status, _, err = cli("run", bad, "-o", tmp_path / "out")
+    assert status == 2
+    with pytest.raises(pssim.InputError) as e:
+        pssim.run(bad)
+    assert "pssim: error: " + str(e.value) == err.strip()
+    with pytest.raises(pssim.InputError, match="neither a run"):
+        pssim.load(tmp_path)
+
+
+def test_sweep_and_load_match_the_cli(cli, tmp_path):
+    base = tmp_path / "base.yaml"
+    base.write_text("name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"
+                    "training: {stop: {updates: 4}}\n")
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text("name: tiny-sweep\nbase: base.yaml\ngrid:\n  cluster.workers.count: [2, 4]\n"
+                    "  protocol.mode: [sync, async]\n")
+    status, _, err = cli("sweep", spec, "-o", tmp_path / "cli", "-q")
+    assert status == 0, err
+    s = pssim.sweep(spec, output=tmp_path / "py", jobs=2)
+    assert (tmp_path / "py" / "sweep.csv").read_bytes() == (tmp_path / "cli" / "sweep.csv").read_bytes()
+    assert len(s) == 4 and all(isinstance(p, pssim.Result) for p in s)
+    assert list(s.table["cluster.workers.count"]) == [2, 2, 4, 4]
+    loaded = pssim.load(tmp_path / "cli")
+    pd.testing.assert_frame_equal(loaded.table, s.table)
+    assert [p.summary["updates"] for p in loaded] == [p.summary["updates"] for p in s]
+
+
+def test_plot_draws_the_figures(tmp_path):
+    r = pssim.run(ROOT / "scenarios/quickstart.yaml", overrides=QUICK, threads=2)
+    pngs = pssim.plot(r, output=tmp_path / "plots")
+    names = {p.name for p in pngs}
+    assert "accuracy_vs_time.png" in names and "link_utilization.png" in names
+    assert all(p.stat().st_size > 10_000 for p in pngs)
+
+
+def test_progress_bar_only_when_asked_or_interactive(capsys):
+    from pssim import _progress
+    bar = _progress.Bar(True, "pssim run", 1.0)
+    bar.run_progress(0.5, 1.25, 40)
+    bar.close()
+    assert "sim 1.25 s, 40 updates" in capsys.readouterr().err
+    bar = _progress.Bar(None, "pssim run", 1.0)  # pytest's stderr is no terminal
+    bar.run_progress(0.5, 1.25, 40)
+    bar.close()
+    assert capsys.readouterr().err == ""
+
+
+def test_ctrl_c_stops_a_run_cleanly(tmp_path):
+    # A long timing-only run in a child process; SIGINT once it is under way.
+    child = textwrap.dedent("""\
+        import sys, time
+        sys.path.insert(0, {root!r})
+        import pssim
+        try:
+            pssim.run({scenario!r}, overrides={{"training.stop.sim_time": "100000s"}}, output={out!r},
+                      progress=lambda *a: None)
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt")
+        """).format(root=str(ROOT), scenario=str(ROOT / "scenarios/timing/async-stragglers.yaml"),
+                    out=str(tmp_path / "run"))
+    p = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    for _ in range(200):  # the run has started once its resolved scenario is written
+        if (tmp_path / "run" / "scenario.yaml").exists():
+            break
+        p.poll()
+        assert p.returncode is None
+        import time
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert out.strip() == "KeyboardInterrupt"
+    assert p.returncode == 0
+    assert not (tmp_path / "run" / "summary.json").exists()
+    assert not (tmp_path / "run" / ".pssim.lock").exists()
+
+
+def test_python_module_command(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pssim", "run", "scenarios/quickstart.yaml", "--set",
+                           "training.stop.sim_time=1s", "-o", str(tmp_path / "m"), "-q"], cwd=ROOT,
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    assert pssim.load(tmp_path / "m").summary["sim_time_s"] == 1
+    done = subprocess.run([sys.executable, "-m", "pssim", "run", "scenarios/nothing.yaml", "-q"], cwd=ROOT,
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 2 and "scenarios/nothing.yaml" in done.stderr
