@@ -328,8 +328,9 @@ def _period_s(run):
 
 
 def plot_link_utilization(run, out, written):
-    """Utilization by link class: the worker NICs (and any class of more than 3 links) as a
-    band from the least to the most used with the median, other links one by one; means
+    """Utilization by link class: every class of several links (worker NICs, server NICs,
+    rack uplinks, each direction) as a band from the least to the most used with the
+    median, so that identical links cannot hide one another; single links alone. Means
     over windows of about ten rounds, so that the recording's bins cannot alias with the
     rounds (a 10 ms bin against 24 ms rounds shows levels that never happened)."""
     series = _read_csv(os.path.join(run.path, "link_utilization.csv"))
@@ -362,14 +363,13 @@ def plot_link_utilization(run, out, written):
         cap_text = _rate(caps[0]) if len(caps) == 1 else f"{_rate(caps[0])}-{_rate(caps[-1])}"
         name = f"{cls}, {direction}" if direction else cls
         data = 100 * table[members]
-        if len(members) > 3:
+        if len(members) > 1:
             line, = ax.plot(mid, data.median(axis=1), label=f"{name}: {len(members)} x {cap_text}, median, min-max")
             ax.fill_between(mid, data.min(axis=1), data.max(axis=1), color=line.get_color(), alpha=0.2, linewidth=0)
         else:
-            for m in members:
-                label = f"{m} ({_rate(capacity.get(m, float('nan')))})" if len(members) > 1 or not direction \
-                    else f"{name}: {m} ({cap_text})"
-                ax.plot(mid, data[m], label=label, marker="." if len(mid) < 40 else None)
+            link = members[0]
+            label = f"{name}: {link} ({cap_text})" if direction else f"{link} ({cap_text})"
+            ax.plot(mid, data[link], label=label, marker="." if len(mid) < 40 else None)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("utilization (%)")
     ax.set_ylim(0, 105)
@@ -438,7 +438,7 @@ def plot_timeline(run, out, written, window=None, max_workers=32):
         shown += " (the first rounds; pssim plot --window START:END for others)"
     ax.set_title(f"Worker timeline: {run.label}\n{shown}", loc="left", fontsize=10)
     handles = [matplotlib.patches.Patch(color=c) for c in STATE_COLORS.values()]
-    ax.legend(handles, STATE_COLORS.keys(), fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=4)
+    ax.legend(handles, STATE_COLORS.keys(), fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     _save(fig, out, "worker_timeline", written)
 
 
@@ -602,7 +602,12 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
             top = (reached_max if pd.notna(reached_max) else 1.0) * 1.25
             row_y = top * 1.1  # the "not reached" row above every reached value
             legend = []
-            for label, rows in lines(worker_key):
+            any_missed = any_diverged = False
+            series = list(lines(worker_key))
+            for index, (label, rows) in enumerate(series):
+                # Lines that all missed at the same N would stack their markers on the
+                # "not reached" row and hide one another: spread them a little around N.
+                dodge = 2 ** (0.06 * (index - (len(series) - 1) / 2))
                 xs, ys, miss_x, div_x, notes = [], [], [], [], []
                 for n, seeds in rows.groupby(worker_key):
                     reached = seeds["time_to_target_s"].dropna()
@@ -618,10 +623,11 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
                 line, = ax.plot(xs, ys, marker="o", label=label)
                 color = line.get_color()
                 if miss_x:
-                    ax.plot(miss_x, [row_y] * len(miss_x), marker="^", markerfacecolor="none", markersize=10,
+                    ax.plot([n * dodge for n in miss_x], [row_y] * len(miss_x), marker="^", markerfacecolor="none", markersize=10,
                             linestyle="none", color=color)
                 if div_x:
-                    ax.plot(div_x, [row_y] * len(div_x), color=color, **DIVERGED)
+                    ax.plot([n * dodge for n in div_x], [row_y] * len(div_x), color=color, **DIVERGED)
+                any_missed, any_diverged = any_missed or bool(miss_x), any_diverged or bool(div_x)
                 for n, y, text in notes:
                     ax.annotate(text, (n, y), textcoords="offset points", xytext=(4, 4), fontsize=7, color=color)
             ax.axhline(row_y * 0.96, color="grey", linewidth=0.6, linestyle=":")
@@ -629,9 +635,11 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
             ticks = [t for t in ax.get_yticks() if 0 <= t < row_y * 0.95]
             ax.set_yticks(ticks + [row_y])
             ax.set_yticklabels([f"{t:g}" for t in ticks] + ["not reached"])
-            legend.append((matplotlib.lines.Line2D([], [], marker="^", markerfacecolor="none", markersize=9,
-                                                   linestyle="none", color="grey"), "target not reached in the run"))
-            legend.append((_diverged_handle(), "diverged (training loss NaN)"))
+            if any_missed:
+                legend.append((matplotlib.lines.Line2D([], [], marker="^", markerfacecolor="none", markersize=9,
+                                                       linestyle="none", color="grey"), "target not reached in the run"))
+            if any_diverged:
+                legend.append((_diverged_handle(), "diverged (training loss NaN)"))
             return legend
 
         target_text = f" of {100 * targets[0]:g} %" if len(targets) == 1 else ""
@@ -650,6 +658,8 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
             if len(targets) == 1:
                 ax.axhline(100 * targets[0], color="black", linestyle="--", linewidth=0.8, alpha=0.6,
                            label=f"target {100 * targets[0]:g} %")
+            if not table["diverged_run"].any():
+                return []  # no cross drawn: no legend entry for one
             return [(_diverged_handle(), "diverged: best accuracy before the loss became NaN")]
 
         figure("accuracy_vs_workers", "best test accuracy (%)", "Best test accuracy against the number of workers",

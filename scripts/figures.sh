@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the figures the README shows (docs/figures/*.png) from scratch: runs the
 # science sweeps of scenarios/sweeps/ into results/, plots them, and copies the figures.
-# About 8 minutes on 2 cores after the build.
+# About 5 minutes on 2 cores after the build.
 #
 #   scripts/figures.sh
 set -euo pipefail
