@@ -641,6 +641,22 @@ compression:
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains(p.string() + ":6:") && Catch::Contains("grows without bound"));
   }
+  SECTION("in a sweep: the point, and the line of the sweep that chose the value") {
+    const fs::path base = write_scenario("qsgd-base.yaml", R"(name: qsgd-base
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 2}}
+cluster: {workers: {count: 2}}
+compression:
+  push: {kind: qsgd, levels: 7}
+)");
+    const fs::path sweep = write_scenario("qsgd-sweep.yaml", "name: qsgd-sweep\nbase: " + base.string() +
+                                                                 "\ngrid:\n  compression.push.error_feedback: [false, true]\n");
+    const Result r = pssim("validate " + sweep.string());
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(sweep.string() + ":4:") && Catch::Contains("sweep point 1:") &&
+                          Catch::Contains("grows without bound") && !Catch::Contains("sweep point 0:"));
+  }
 }
 
 TEST_CASE("a scheme name written as the protocol section says how to write it", "[cli]") {
