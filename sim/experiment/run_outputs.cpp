@@ -25,8 +25,11 @@ LinkFigures link_figures(const Experiment& e, TimeNs sim_time) {
   f.mean.assign(t.resource_count(), 0.0);
   f.max.assign(t.resource_count(), -1.0);
   const double seconds = to_seconds(sim_time);
-  for (net::ResourceId r = 0; r < t.resource_count(); ++r)
-    f.mean[r] = seconds > 0 ? net.resource_bytes()[r] / (t.capacity(r) * seconds) : 0.0;
+  // Over the capacity the link offered: capacity x time, or its integral once it changed.
+  for (net::ResourceId r = 0; r < t.resource_count(); ++r) {
+    const double offered = net.capacity_changed(r) ? net.capacity_seconds(r) : t.capacity(r) * seconds;
+    f.mean[r] = seconds > 0 && offered > 0 ? net.resource_bytes()[r] / offered : 0.0;
+  }
   const auto& recorded = net.recorded_resources();
   const auto& series = net.link_utilization();
   for (std::size_t i = 0; i < recorded.size(); ++i) {
