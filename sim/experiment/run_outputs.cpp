@@ -41,8 +41,11 @@ LinkFigures link_figures(const Experiment& e, TimeNs sim_time) {
 }
 
 void write_workers(const std::filesystem::path& dir, const Experiment& e) {
-  output::CsvWriter csv(dir / "workers.csv",
-                        {"worker", "host", "speed_factor", "iterations", "compute_s", "push_s", "pull_s", "blocked_s"});
+  std::vector<std::string> columns = {"worker", "host",   "speed_factor", "iterations",
+                                      "compute_s", "push_s", "pull_s",       "blocked_s"};
+  const bool dynamics = e.dynamics() != nullptr;
+  if (dynamics) columns.insert(columns.end(), {"down_s", "lost_compute_s", "crashes"});
+  output::CsvWriter csv(dir / "workers.csv", columns);
   const auto& protocol = e.protocol();
   for (std::size_t w = 0; w < protocol.workers(); ++w) {
     const auto& s = protocol.worker_stats(w);
@@ -54,6 +57,7 @@ void write_workers(const std::filesystem::path& dir, const Experiment& e) {
         .cell(to_seconds(s.pushing))
         .cell(to_seconds(s.pulling))
         .cell(to_seconds(s.blocked));
+    if (dynamics) csv.cell(to_seconds(s.down)).cell(to_seconds(s.lost_compute)).cell(s.crashes);
     csv.end_row();
   }
   csv.commit();
@@ -214,6 +218,23 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
     j.key("diverged").value(t.diverged_at_update.has_value());
     if (t.diverged_at_update) j.key("diverged_at_update").value(*t.diverged_at_update);
   }
+  if (const auto* d = e.dynamics()) {  // what failures cost
+    const auto& f = e.protocol().failure_totals();
+    TimeNs down = 0, lost = 0;
+    std::int64_t crashes = 0;
+    for (std::size_t w = 0; w < e.protocol().workers(); ++w) {
+      const auto& ws = e.protocol().worker_stats(w);
+      down += ws.down, lost += ws.lost_compute, crashes += ws.crashes;
+    }
+    j.key("downtime_s").value(to_seconds(down));
+    j.key("server_downtime_s").value(d->server_downtime_s());
+    j.key("worker_crashes").value(crashes);
+    j.key("lost_compute_s").value(to_seconds(lost));
+    j.key("lost_updates").value(f.lost_updates);
+    j.key("lost_gradients").value(f.lost_gradients);
+    j.key("abandoned_computations").value(f.abandoned);
+  }
+  if (s.cluster.servers.checkpoint) j.key("checkpoints").value(e.protocol().failure_totals().checkpoints);
   j.key("solver").begin_object();
   j.key("incremental_updates").value(r.solver.incremental_updates);
   j.key("full_solves").value(r.solver.full_solves);
@@ -224,13 +245,25 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
 
 }  // namespace
 
-MetricsRecorder::MetricsRecorder(const std::filesystem::path& dir, bool rounds_table)
+MetricsRecorder::MetricsRecorder(const std::filesystem::path& dir, bool rounds_table, bool events_table)
     : metrics_(dir / "metrics.csv", {"time_s", "event", "shard", "version", "worker", "gradients", "staleness_mean",
                                      "staleness_max", "train_loss", "test_loss", "test_accuracy", "perplexity",
                                      "bytes_sent", "push_bytes", "epochs"}) {
   if (rounds_table)
     rounds_csv_ = std::make_unique<output::CsvWriter>(
         dir / "rounds.csv", std::vector<std::string>{"round", "end_s", "duration_s", "dropped_gradients"});
+  if (events_table)
+    events_csv_ = std::make_unique<output::CsvWriter>(
+        dir / "events.csv", std::vector<std::string>{"time_s", "kind", "target", "value", "note"});
+}
+
+void MetricsRecorder::on_event(const protocol::EventRecord& e) {
+  if (!events_csv_) return;
+  events_csv_->cell(to_seconds(e.time)).cell(e.kind).cell(e.target);
+  if (std::isnan(e.value)) events_csv_->empty_cell();
+  else events_csv_->cell(e.value);
+  events_csv_->cell(e.note);
+  events_csv_->end_row();
 }
 
 namespace {
@@ -282,6 +315,7 @@ void MetricsRecorder::on_round(const protocol::RoundRecord& r) {
 void MetricsRecorder::commit() {
   metrics_.commit();
   if (rounds_csv_) rounds_csv_->commit();
+  if (events_csv_) events_csv_->commit();
 }
 
 RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& experiment, const RunStats& stats,

@@ -9,7 +9,10 @@
 //                          so far)
 //   rounds.csv             schemes with rounds (sync, SSP, all-reduce, hybrid): one row per
 //                          round (clock applied by every part)
-//   workers.csv            per worker: speed factor, iterations, time split
+//   workers.csv            per worker: speed factor, iterations, time split (with events:
+//                          downtime, lost computation, crashes)
+//   events.csv             with events: every event as it happened (time_s, kind, target,
+//                          value, note), injected ones and what the protocol did about them
 //   links.csv              per link direction: capacity, bytes, mean and max utilization
 //   link_utilization.csv   utilization per time bin of the recorded link directions
 //   summary.json           headline figures; written last, so its presence marks a
@@ -34,10 +37,11 @@ namespace pssim::experiment {
 /// Streams metrics.csv and rounds.csv while the simulation runs.
 class MetricsRecorder : public protocol::Observer {
  public:
-  MetricsRecorder(const std::filesystem::path& dir, bool rounds_table);
+  MetricsRecorder(const std::filesystem::path& dir, bool rounds_table, bool events_table = false);
   void on_update(const protocol::UpdateRecord& u) override;
   void on_round(const protocol::RoundRecord& r) override;
   void on_eval(const protocol::EvalRecord& e) override;
+  void on_event(const protocol::EventRecord& e) override;
   /// Renames the files into place.
   void commit();
 
@@ -49,6 +53,7 @@ class MetricsRecorder : public protocol::Observer {
  private:
   output::CsvWriter metrics_;
   std::unique_ptr<output::CsvWriter> rounds_csv_;
+  std::unique_ptr<output::CsvWriter> events_csv_;
   std::int64_t rounds_ = 0;
   TimeNs round_time_sum_ = 0;
   double loss_sum_ = 0;
