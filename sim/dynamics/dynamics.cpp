@@ -42,6 +42,7 @@ Dynamics::Dynamics(Simulator& sim, net::FlowNetwork& network, net::Topology& top
   event_factor_.assign(n, 1.0);
   markov_factor_.assign(n, 1.0);
   links_.assign(specs_.size(), 0);
+  link_failed_.assign(specs_.size(), false);
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     const EventSpec& e = specs_[i];
     if (e.kind == Kind::Link) links_[i] = link_of(e);
@@ -160,6 +161,9 @@ void Dynamics::apply(const EventSpec& e) {
         network_.set_capacity(2 * l + 1, *e.bandwidth);
       }
       if (e.latency) topology_.set_latency(l, *e.latency);
+      if (e.bandwidth)  // the last bandwidth event of a link decides whether it is failed
+        for (std::size_t i = 0; i < specs_.size(); ++i)
+          if (specs_[i].kind == Kind::Link && links_[i] == l) link_failed_[i] = *e.bandwidth == 0 && i == spec;
       std::string note = e.bandwidth && *e.bandwidth == 0 ? "failed: its flows stall" : "";
       if (e.latency) note += fmt::format("{}latency {} s", note.empty() ? "" : "; ", to_seconds(*e.latency));
       report("link", e.target, e.bandwidth ? *e.bandwidth : kNoValue, note);
@@ -223,6 +227,17 @@ void Dynamics::check_stalled() {
   if (!protocol_.no_live_workers() || scheduled_recoveries_ > 0 || recurring_recoveries_) return;
   stalled_ = true;
   report("no_live_workers", "", kNoValue, "every worker is down and none can come back: the run stops");
+}
+
+std::string Dynamics::report_no_progress() {
+  std::string what;
+  const auto add = [&what](const std::string& s) { what += (what.empty() ? "" : ", ") + s; };
+  for (std::size_t i = 0; i < specs_.size(); ++i)
+    if (link_failed_[i]) add(fmt::format("link {} failed", specs_[i].target));
+  for (std::size_t j = 0; j < servers_.size(); ++j)
+    if (!server_up_[j]) add(fmt::format("server-{} down", j));
+  if (!what.empty()) report("no_progress", "", kNoValue, what + ": nothing can move and nothing is scheduled to change");
+  return what;
 }
 
 double Dynamics::server_downtime_s() const {

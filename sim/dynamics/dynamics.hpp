@@ -14,10 +14,13 @@
 //
 // When every worker is down and no recovery is scheduled or possible (no recurring or
 // Poisson recovery), progress is impossible: stalled() turns true and the run stops.
+// A link failed for good or a server host that never comes back stop progress too: the
+// run then runs out of events, and the experiment stops it as `no_progress`.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "sim/core/simulator.hpp"
@@ -46,6 +49,10 @@ class Dynamics {
   bool stalled() const { return stalled_; }
   /// Seconds each server host was down, summed (up to now).
   double server_downtime_s() const;
+  /// The run ran out of events before a stop condition: what the timeline left broken
+  /// (failed links, server hosts down), reported as a `no_progress` event; empty when
+  /// nothing is (then the stall is not the timeline's doing).
+  std::string report_no_progress();
 
  private:
   struct Firing {
@@ -77,6 +84,7 @@ class Dynamics {
   std::vector<RandomEngine> poisson_;     // per spec (Poisson ones only)
   std::deque<Firing> firings_;            // stable addresses for the events
   std::vector<bool> worker_up_, server_up_;
+  std::vector<bool> link_failed_;        // per spec: a link event left its link at capacity 0
   std::vector<TimeNs> server_down_since_;
   TimeNs server_downtime_ = 0;
   std::vector<double> event_factor_, markov_factor_;  // per worker

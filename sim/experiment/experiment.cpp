@@ -139,6 +139,7 @@ const char* to_string(StopReason r) {
     case StopReason::Target: return "target_accuracy";
     case StopReason::Diverged: return "diverged";
     case StopReason::NoLiveWorkers: return "no_live_workers";
+    case StopReason::NoProgress: return "no_progress";
   }
   return "?";
 }
@@ -381,6 +382,8 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
                                                                                       : StopReason::Updates;
   } else if (stop.sim_time && sim_.now() == *stop.sim_time) {
     stats.stopped_by = StopReason::SimTime;
+  } else if (dynamics_ && !dynamics_->report_no_progress().empty()) {
+    stats.stopped_by = StopReason::NoProgress;  // the timeline broke what progress needs, for good
   } else {
     throw std::runtime_error(fmt::format("the simulation ran out of events at {} s before reaching a stop condition "
                                          "(a protocol deadlock: please report it with the scenario)",

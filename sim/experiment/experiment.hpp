@@ -36,7 +36,7 @@
 namespace pssim::experiment {
 
 /// Why a run ended.
-enum class StopReason { SimTime, Updates, Epochs, Target, Diverged, NoLiveWorkers };
+enum class StopReason { SimTime, Updates, Epochs, Target, Diverged, NoLiveWorkers, NoProgress };
 const char* to_string(StopReason r);
 
 /// What evaluations found (real models with math).

@@ -325,7 +325,7 @@ SchemaPtr servers_schema() {
                  "the timing, change: sync training gives the same parameters as with dense messages. Absent: "
                  "false. Always on with `protocol.mode: hybrid`."),
        omittable("checkpoint",
-                 map_of({required("every", scalar_above(VT::Duration, 0, 1e9),
+                 map_of({required("every", scalar(VT::Duration, 1e-3, 1e9),
                                    "Each shard writes a checkpoint of its slice this often."),
                          omittable("bandwidth", scalar_above(VT::Bandwidth, 0),
                                    "Writing takes the slice's bytes / bandwidth of the shard's time (an update due "
@@ -373,9 +373,9 @@ SchemaPtr event_schema() {
       {omittable("at", scalar(VT::Duration, 0, 1e9),
                  "Simulated time of the event (recurring, Poisson: the first possible time). Absent: 0 for `rate`, "
                  "`every` for `every`."),
-       omittable("every", scalar_above(VT::Duration, 0, 1e9), "A recurring event: this often."),
-       omittable("rate", scalar_above(VT::Real, 0, 1e9),
-                 "Poisson-random events: this many per second on average, drawn from their own random stream "
+       omittable("every", scalar(VT::Duration, 1e-3, 1e9), "A recurring event: this often (at least 1 ms)."),
+       omittable("rate", scalar_above(VT::Real, 0, 1000),
+                 "Poisson-random events: this many per second on average (at most 1000), drawn from their own random stream "
                  "(one per entry of the list)."),
        omittable("until", scalar(VT::Duration, 0, 1e9), "Recurring and Poisson events: none after this time.")});
 }

@@ -251,3 +251,24 @@ events:
   CHECK(one.second > 8);
   CHECK(one.first == two.first);
 }
+
+TEST_CASE("a link failed for good or a server that never comes back stops the run as no_progress",
+          "[dynamics][link]") {
+  for (const char* event : {"{at: 10ms, kind: link, target: server-0, bandwidth: 0}",
+                            "{at: 10ms, kind: server_crash, target: server-0}"}) {
+    CAPTURE(event);
+    experiment::Experiment e(load(cluster("{mode: sync}", "{updates: 50}", std::string("events: [") + event + "]\n")));
+    Record r;
+    const auto stats = e.run(&r);
+    CHECK(stats.stopped_by == experiment::StopReason::NoProgress);
+    CHECK(r.event("no_progress"));
+    CHECK(r.updates.size() <= 2);
+  }
+  // The link comes back: flows stalled at 10 ms go on at 200 ms and the run ends normally.
+  experiment::Experiment e(load(cluster("{mode: sync}", "{updates: 50}",
+                                        "events: [{at: 10ms, kind: link, target: server-0, bandwidth: 0},\n"
+                                        "         {at: 200ms, kind: link, target: server-0, bandwidth: 10Gbps}]\n")));
+  Record r;
+  CHECK(e.run(&r).stopped_by == experiment::StopReason::Updates);
+  for (const auto& u : r.updates) CHECK((u.time < 10'000'000 || u.time > 200'000'000));
+}
