@@ -364,7 +364,9 @@ DynamicsConfig read_dynamics(const ConfigNode& root, const Scenario& s) {
       f.nodes.push_back("switch");
     } else {
       f.nodes.push_back("core");
-      for (std::int64_t k = 0; k < net.racks; ++k) f.nodes.push_back(fmt::format("tor-{}", k));
+      // Servers in a rack of their own sit under one more switch (build_topology.cpp).
+      const bool own_rack = net.server_racks == NetworkConfig::ServerRacks::OwnRack && f.servers > 0;
+      for (std::int64_t k = 0; k < net.racks + (own_rack ? 1 : 0); ++k) f.nodes.push_back(fmt::format("tor-{}", k));
     }
   }
   f.nodes.insert(f.nodes.end(), f.hosts.begin(), f.hosts.end());
