@@ -272,3 +272,42 @@ TEST_CASE("a link failed for good or a server that never comes back stops the ru
   CHECK(e.run(&r).stopped_by == experiment::StopReason::Updates);
   for (const auto& u : r.updates) CHECK((u.time < 10'000'000 || u.time > 200'000'000));
 }
+
+TEST_CASE("SSP counts only live workers in its clocks after a crash", "[dynamics][ssp]") {
+  experiment::Experiment e(load(cluster("{mode: ssp, staleness: 2}", "{updates: 40}",
+                                        "events: [{at: 100ms, kind: worker_crash, target: worker-0}]\n")));
+  Record r;
+  CHECK(e.run(&r).stopped_by == experiment::StopReason::Updates);
+  REQUIRE(r.updates.size() == 40);
+  for (const auto& u : r.updates)
+    if (u.time > 100'000'000) CHECK(u.gradients == 3);
+  CHECK(r.updates.back().time > 100'000'000);
+}
+
+TEST_CASE("worker speed: an event and Markov on/off stragglers change the pace of iterations",
+          "[dynamics][speed]") {
+  // One async worker, 10 ms iterations (and ~10 us of messages each).
+  const auto one_worker = [](const std::string& speed, const std::string& stop, const std::string& events) {
+    return "name: speed\nmodel: {kind: synthetic, params: 1000, flops_per_sample: 10MFLOP}\ndata: {batch_size: 1}\n"
+           "training: {stop: " + stop + "}\n"
+           "cluster:\n  workers: {count: 1, throughput: 1GFLOPS" + speed + "}\n  servers: {count: 1}\n"
+           "network:\n  worker_nic: {bandwidth: 100Gbps, latency: 0s}\n  server_nic: {bandwidth: 100Gbps, latency: 0s}\n"
+           "protocol: {mode: async}\n" + events;
+  };
+  // Half speed from 1 s: 1 s at 100 iterations per second, 1 s at 50.
+  experiment::Experiment halved(load(one_worker("", "{sim_time: 2s}",
+                                                "events: [{at: 1s, kind: worker_speed, target: worker-0, factor: 0.5}]\n")));
+  halved.run(nullptr);
+  CHECK(halved.protocol().worker_stats(0).iterations == Approx(150).margin(2));
+  // Markov: slow (4x) and normal states of mean 1 s each: the mean speed is
+  // 0.5 + 0.5 / 4 = 0.625 of full speed. Over 2000 s (~1000 sojourns each way) the share of
+  // time slow has a standard deviation near 1.6 %; tolerance 5 %.
+  experiment::Experiment markov(load(one_worker(", speed: {dist: markov, slowdown: 4, mean_slow: 1s, mean_normal: 1s}",
+                                                "{sim_time: 2000s}", "")));
+  Record r;
+  markov.run(&r);
+  const double full = 2000 / 0.01;
+  CHECK(static_cast<double>(markov.protocol().worker_stats(0).iterations) == Approx(0.625 * full).epsilon(0.05));
+  CHECK(r.event("straggler_slow"));
+  CHECK(r.event("straggler_normal"));
+}
