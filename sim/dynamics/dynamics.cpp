@@ -43,6 +43,8 @@ Dynamics::Dynamics(Simulator& sim, net::FlowNetwork& network, net::Topology& top
   markov_factor_.assign(n, 1.0);
   links_.assign(specs_.size(), 0);
   link_failed_.assign(specs_.size(), false);
+  spec_pending_.assign(specs_.size(), 0);
+  server_recovery_pending_.assign(servers_.size(), 0);
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     const EventSpec& e = specs_[i];
     if (e.kind == Kind::Link) links_[i] = link_of(e);
@@ -96,11 +98,13 @@ void Dynamics::start() {
     const double mean = to_seconds(markov_factor_[w] < 1 ? speed.mean_slow : speed.mean_normal);
     firings_.push_back({this, w, false});  // spec: the worker
     const Firing* f = &firings_.back();
+    ++pending_;
     sim_.schedule_after(exponential_ns(markov_[w], mean), [f] { f->dynamics->markov_flip(f->spec); });
   }
 }
 
 void Dynamics::markov_flip(std::size_t w) {
+  --pending_;
   const auto& speed = scenario_.cluster.workers.speed;
   const bool slow = markov_factor_[w] == 1.0;  // normal now: it turns slow
   markov_factor_[w] = slow ? 1.0 / speed.slowdown : 1.0;
@@ -108,11 +112,15 @@ void Dynamics::markov_flip(std::size_t w) {
   report(slow ? "straggler_slow" : "straggler_normal", fmt::format("worker-{}", w), markov_factor_[w]);
   firings_.push_back({this, w, false});
   const Firing* f = &firings_.back();
+  ++pending_;
   sim_.schedule_after(exponential_ns(markov_[w], to_seconds(slow ? speed.mean_slow : speed.mean_normal)),
                       [f] { f->dynamics->markov_flip(f->spec); });
 }
 
 void Dynamics::schedule(TimeNs at, std::size_t spec, bool recovery) {
+  ++pending_;
+  if (!recovery) ++spec_pending_[spec];
+  else if (specs_[spec].kind == Kind::ServerCrash) ++server_recovery_pending_[index_of(specs_[spec].target)];
   firings_.push_back({this, spec, recovery});
   const Firing* f = &firings_.back();
   sim_.schedule_at(at, [f] { f->dynamics->fire(*f); });
@@ -120,6 +128,9 @@ void Dynamics::schedule(TimeNs at, std::size_t spec, bool recovery) {
 
 void Dynamics::fire(const Firing& f) {
   const EventSpec& e = specs_[f.spec];
+  --pending_;
+  if (!f.recovery) --spec_pending_[f.spec];
+  else if (e.kind == Kind::ServerCrash) --server_recovery_pending_[index_of(e.target)];
   if (f.recovery) {
     recover(e);
     return;
@@ -238,6 +249,27 @@ std::string Dynamics::report_no_progress() {
     if (!server_up_[j]) add(fmt::format("server-{} down", j));
   if (!what.empty()) report("no_progress", "", kNoValue, what + ": nothing can move and nothing is scheduled to change");
   return what;
+}
+
+bool Dynamics::stuck(std::size_t sim_pending, std::size_t other_timers) const {
+  if (sim_pending != pending_ + other_timers) return false;  // something is in flight or computing
+  bool broken = false;
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (!link_failed_[i]) continue;
+    broken = true;
+    for (std::size_t k = 0; k < specs_.size(); ++k)
+      if (specs_[k].kind == Kind::Link && links_[k] == links_[i] && specs_[k].bandwidth && *specs_[k].bandwidth > 0 &&
+          spec_pending_[k] > 0)
+        return false;  // a pending event brings the link back
+  }
+  for (std::size_t j = 0; j < servers_.size(); ++j) {
+    if (server_up_[j]) continue;
+    broken = true;
+    if (server_recovery_pending_[j] > 0) return false;
+    for (std::size_t k = 0; k < specs_.size(); ++k)
+      if (specs_[k].kind == Kind::ServerRecover && index_of(specs_[k].target) == j && spec_pending_[k] > 0) return false;
+  }
+  return broken;
 }
 
 double Dynamics::server_downtime_s() const {

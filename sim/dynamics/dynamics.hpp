@@ -53,6 +53,12 @@ class Dynamics {
   /// (failed links, server hosts down), reported as a `no_progress` event; empty when
   /// nothing is (then the stall is not the timeline's doing).
   std::string report_no_progress();
+  /// True when the run can never progress again: every pending event of the simulation
+  /// is a timer (`sim_pending` = the timeline's own + `other_timers`, e.g. periodic
+  /// checkpoints and evaluations: nothing in flight, nothing computing), the timeline
+  /// left something broken (a failed link, a server down), and no pending event of the
+  /// timeline can repair it. Without this, those timers would run the clock forever.
+  bool stuck(std::size_t sim_pending, std::size_t other_timers) const;
 
  private:
   struct Firing {
@@ -85,6 +91,9 @@ class Dynamics {
   std::deque<Firing> firings_;            // stable addresses for the events
   std::vector<bool> worker_up_, server_up_;
   std::vector<bool> link_failed_;        // per spec: a link event left its link at capacity 0
+  std::vector<std::int64_t> spec_pending_;             // per spec: its firings scheduled, not yet fired
+  std::vector<std::int64_t> server_recovery_pending_;  // per server: automatic recoveries scheduled
+  std::size_t pending_ = 0;                            // every event of the timeline scheduled, not yet fired
   std::vector<TimeNs> server_down_since_;
   TimeNs server_downtime_ = 0;
   std::vector<double> event_factor_, markov_factor_;  // per worker

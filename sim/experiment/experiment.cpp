@@ -358,6 +358,7 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
   // (a large model's gradient), so counting events alone would report too often or too
   // rarely.
   auto next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  bool stuck = false;
   sim_.run_until_condition([&] {
     if (interrupt && interrupt->load(std::memory_order_relaxed)) throw Interrupted();
     if (progress && sim_.events_executed() % 64 == 0) {
@@ -366,6 +367,10 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
         next_report = now + std::chrono::milliseconds(100);
         progress(*this);
       }
+    }
+    if (dynamics_ && !stop.sim_time) {  // without a time limit, timers alone would run the clock for ever
+      const std::size_t timers = (evaluator_ ? 1 : 0) + protocol_->timers_pending();
+      if (dynamics_->stuck(sim_.pending(), timers)) return stuck = true;
     }
     return protocol_->finished() || (dynamics_ && dynamics_->stalled());
   });
@@ -382,7 +387,7 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
                                                                                       : StopReason::Updates;
   } else if (stop.sim_time && sim_.now() == *stop.sim_time) {
     stats.stopped_by = StopReason::SimTime;
-  } else if (dynamics_ && !dynamics_->report_no_progress().empty()) {
+  } else if (dynamics_ && (stuck || sim_.pending() == 0) && !dynamics_->report_no_progress().empty()) {
     stats.stopped_by = StopReason::NoProgress;  // the timeline broke what progress needs, for good
   } else {
     throw std::runtime_error(fmt::format("the simulation ran out of events at {} s before reaching a stop condition "

@@ -101,6 +101,9 @@ class TrainingProtocol {
   virtual const FailureTotals& failure_totals() const = 0;
   /// True while every worker is down.
   virtual bool no_live_workers() const = 0;
+  /// Events the protocol keeps pending for ever, whatever the training does (a periodic
+  /// checkpoint timer): the run counts them when it asks whether anything else can move.
+  virtual std::size_t timers_pending() const { return 0; }
 };
 
 }  // namespace pssim::protocol

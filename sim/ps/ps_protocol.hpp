@@ -143,6 +143,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
   void set_worker_speed(std::size_t w, double factor) override { runner_.set_factor(w, factor); }
   const protocol::FailureTotals& failure_totals() const override { return failures_; }
   bool no_live_workers() const override { return live_workers_.empty(); }
+  std::size_t timers_pending() const override { return config_.checkpoint_every ? 1 : 0; }
 
   std::size_t parts() const { return versions_.size(); }
   std::int64_t part_version(std::size_t p) const { return versions_[p]; }

@@ -264,6 +264,15 @@ TEST_CASE("a link failed for good or a server that never comes back stops the ru
     CHECK(r.event("no_progress"));
     CHECK(r.updates.size() <= 2);
   }
+  // Periodic checkpoints keep a timer pending for ever: the run still sees that nothing
+  // else can move once the round under way has drained.
+  experiment::Experiment timers(load(cluster("{mode: sync}", "{updates: 500}",
+                                             "events: [{at: 30ms, kind: server_crash, target: server-0}]\n",
+                                             "  servers: {count: 1, checkpoint: {every: 10ms}}\n")));
+  Record timers_record;
+  const auto timers_stats = timers.run(&timers_record);
+  CHECK(timers_stats.stopped_by == experiment::StopReason::NoProgress);
+  CHECK(timers_stats.sim_time < 40'000'000);
   // The link comes back: flows stalled at 10 ms go on at 200 ms and the run ends normally.
   experiment::Experiment e(load(cluster("{mode: sync}", "{updates: 50}",
                                         "events: [{at: 10ms, kind: link, target: server-0, bandwidth: 0},\n"
