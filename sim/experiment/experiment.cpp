@@ -218,7 +218,7 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const Exte
   config.stop.samples = stop_samples_;
   protocol_ = schemes::build(scheme_, {sim_, *network_, *compute_, &forward_, s.protocol, std::move(config), layout_,
                                        {gradients_.get(), store_.get()}});
-  if (s.dynamics.any() || s.cluster.workers.speed.dist == SpeedConfig::Dist::Markov)
+  if (scenario::has_dynamics(s))
     dynamics_ = std::make_unique<dynamics::Dynamics>(sim_, *network_, topology_, *protocol_, scenario_,
                                                      layout_.worker_hosts, built.server_hosts, &forward_);
 }

@@ -89,6 +89,16 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   if (recorder.rounds() > 0) r.mean_round_s = to_seconds(recorder.round_time_sum()) / static_cast<double>(recorder.rounds());
   r.updates = protocol.least_updates();
   r.part_updates = totals.updates;
+  if (e.dynamics()) {
+    RunReport::Dynamics& d = r.dynamics.emplace();
+    for (std::size_t w = 0; w < protocol.workers(); ++w) {
+      d.downtime_s += to_seconds(protocol.worker_stats(w).down);
+      d.lost_compute_s += to_seconds(protocol.worker_stats(w).lost_compute);
+    }
+    d.lost_updates = protocol.failure_totals().lost_updates;
+    d.lost_gradients = protocol.failure_totals().lost_gradients;
+    if (s.cluster.servers.checkpoint) d.checkpoints = protocol.failure_totals().checkpoints;
+  }
   r.gradients_applied = totals.worker_gradients_applied;
   r.gradients_dropped = totals.worker_gradients_dropped;
   r.gradient_parts_applied = totals.gradients_applied;
@@ -328,13 +338,16 @@ RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& 
   return report;
 }
 
-std::vector<std::string> figure_names() {
-  return {"sim_time_s",        "stopped_by",         "rounds",          "mean_round_s",
+std::vector<std::string> figure_names(bool dynamics) {
+  std::vector<std::string> names = {"sim_time_s",        "stopped_by",         "rounds",          "mean_round_s",
           "updates",           "gradients_applied",  "gradients_dropped", "samples_per_s", "bytes_sent",
           "push_bytes",        "pull_bytes",         "flows",             "mean_staleness",     "max_staleness",   "computing_share",
           "blocked_share",     "bottleneck_link",    "bottleneck_utilization", "epochs",
           "final_test_accuracy", "best_test_accuracy", "final_train_loss", "time_to_target_s",
           "final_perplexity",  "diverged"};
+  if (dynamics)
+    names.insert(names.end(), {"downtime_s", "lost_compute_s", "lost_updates", "lost_gradients", "checkpoints"});
+  return names;
 }
 
 std::vector<Figure> report_figures(const RunReport& r) {
@@ -369,6 +382,13 @@ std::vector<Figure> report_figures(const RunReport& r) {
   f.push_back({"time_to_target_s", t.time_to_target ? num(to_seconds(*t.time_to_target)) : ""});
   f.push_back({"final_perplexity", maybe(r.math && r.language_model, t.final_eval.perplexity)});
   f.push_back({"diverged", r.math ? (t.diverged_at_update ? "true" : "false") : ""});
+  if (const auto& d = r.dynamics) {
+    f.push_back({"downtime_s", num(d->downtime_s)});
+    f.push_back({"lost_compute_s", num(d->lost_compute_s)});
+    f.push_back({"lost_updates", integer(d->lost_updates)});
+    f.push_back({"lost_gradients", integer(d->lost_gradients)});
+    f.push_back({"checkpoints", d->checkpoints ? integer(*d->checkpoints) : ""});
+  }
   return f;
 }
 

@@ -64,6 +64,13 @@ class MetricsRecorder : public protocol::Observer {
 /// The figures summary.json reports, gathered once.
 struct RunReport {
   RunStats stats;
+  /// What failures cost (runs with a timeline: scenario::has_dynamics).
+  struct Dynamics {
+    double downtime_s = 0, lost_compute_s = 0;  ///< workers', summed
+    std::int64_t lost_updates = 0, lost_gradients = 0;
+    std::optional<std::int64_t> checkpoints;  ///< with cluster.servers.checkpoint
+  };
+  std::optional<Dynamics> dynamics;
   std::int64_t rounds = 0;
   std::optional<double> mean_round_s;
   std::int64_t updates = 0;       ///< model updates: every part has applied this many

@@ -214,6 +214,10 @@ struct DynamicsConfig {
   bool any() const { return !events.empty(); }
 };
 
+struct Scenario;
+/// The run plays a timeline (events, or Markov stragglers): it reports what failures cost.
+bool has_dynamics(const Scenario& s);
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -228,5 +232,9 @@ struct Scenario {
   OutputConfig output;
   DynamicsConfig dynamics;
 };
+
+inline bool has_dynamics(const Scenario& s) {
+  return s.dynamics.any() || s.cluster.workers.speed.dist == SpeedConfig::Dist::Markov;
+}
 
 }  // namespace pssim::scenario
