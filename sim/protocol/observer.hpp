@@ -62,11 +62,11 @@ struct EvalRecord {
 enum class WorkerState { Computing, Pushing, Pulling, Blocked, Down };
 
 /// Something that happened to the cluster (dynamics): an injected event (a crash, a link
-/// change) or what the protocol did about it (a failure detected, a checkpoint written,
+/// change) or what the protocol did about it (a failure detected, a ring rebuilt,
 /// a state restored). One row of events.csv.
 struct EventRecord {
   TimeNs time = 0;
-  std::string kind;    ///< worker_crash, server_recover, link, checkpoint, failure_detected ...
+  std::string kind;    ///< worker_crash, server_recover, link, failure_detected, shard_lost ...
   std::string target;  ///< worker-3, server-0, a link, or empty
   double value = 0;    ///< the kind's number (bandwidth, factor, lost updates ...), or NaN
   std::string note;    ///< what it did, in words (may be empty)
