@@ -62,6 +62,10 @@ from labels import setting_label  # noqa: E402
 
 # Four states that stay apart for colour-blind readers too: green, orange, blue, grey.
 STATE_COLORS = {"computing": "#2e7d32", "pushing": "#ef6c00", "pulling": "#1565c0", "blocked": "#c8c8c8"}
+DOWN_COLOR = "#7b1fa2"  # a worker whose host has failed (dynamics), shown only when present
+# Events of events.csv marked on accuracy plots: injected failures and recoveries.
+EVENT_MARKS = {"worker_crash": ("#c62828", "--"), "server_crash": ("#c62828", "-."),
+               "worker_recover": ("#2e7d32", "--"), "server_recover": ("#2e7d32", "-."), "link": ("#555555", ":")}
 DIVERGED = dict(marker="X", markersize=11, markeredgecolor="black", markeredgewidth=0.8, linestyle="none")
 
 
@@ -83,6 +87,7 @@ class Run:
                 self.summary = json.load(f)
         self.metrics = _read_csv(os.path.join(path, "metrics.csv"))
         self.curve = _read_csv(os.path.join(path, "curve.csv"))  # pssim train
+        self.events = _read_csv(os.path.join(path, "events.csv"))  # runs with dynamics
 
     @property
     def diverged(self):
@@ -201,6 +206,27 @@ def _finish_legend(ax, any_diverged):
         _legend_outside(ax)
 
 
+def _event_marks(axes, runs):
+    """Vertical lines at the crashes, recoveries and link changes of events.csv (of up to
+    three runs: more would hide the curves), labelled once in the top axis."""
+    with_events = [r for r in runs if r.events is not None and len(r.events)]
+    if not with_events or len(with_events) > 3:
+        return
+    labelled = set()
+    for run in with_events:
+        for _, e in run.events.iterrows():
+            if e["kind"] not in EVENT_MARKS:
+                continue
+            color, style = EVENT_MARKS[e["kind"]]
+            for ax in axes:
+                ax.axvline(e["time_s"], color=color, linestyle=style, linewidth=0.9, alpha=0.7)
+            text = f'{e["kind"]} {e["target"]}' if isinstance(e["target"], str) else e["kind"]
+            if text not in labelled:
+                labelled.add(text)
+                axes[0].annotate(text, (e["time_s"], 1.0), xycoords=("data", "axes fraction"), rotation=90,
+                                 fontsize=7, color=color, va="top", ha="right")
+
+
 def plot_accuracy(runs, out, written):
     with_eval = [(r, r.evals()) for r in runs if r.evals() is not None]
     if not with_eval:
@@ -219,6 +245,7 @@ def plot_accuracy(runs, out, written):
         losses = [(r, e.dropna(subset=["train_loss"])) for r, e in members]
         _plot_group(bottom, label, losses, lambda e: e["time_s"], lambda e: e["train_loss"])
     _target_line(top, target, language)
+    _event_marks([top, bottom], [r for r, _ in with_eval])
     top.set_ylabel("test perplexity (log scale)" if language else "test accuracy (%)")
     if language:  # it starts near the vocabulary size and ends two orders of magnitude lower
         _log_y(top)
@@ -423,7 +450,10 @@ def plot_timeline(run, out, written, window=None, max_workers=32):
     end = end if end is not None else end_of_run
     workers = sorted({e["tid"] for e in spans})
     fig, ax = plt.subplots(figsize=(9, 0.3 * len(workers) + 1.8))
-    for state, color in STATE_COLORS.items():
+    colors = dict(STATE_COLORS)
+    if any(e["name"] == "down" for e in spans):
+        colors["down"] = DOWN_COLOR
+    for state, color in colors.items():
         for w in workers:
             bars = [(e["ts"] / 1e6, e["dur"] / 1e6) for e in spans if e["tid"] == w and e["name"] == state
                     and e["ts"] / 1e6 < end and (e["ts"] + e["dur"]) / 1e6 > start]
@@ -437,8 +467,8 @@ def plot_timeline(run, out, written, window=None, max_workers=32):
     if window is None and chosen:
         shown += " (the first rounds; pssim plot --window START:END for others)"
     ax.set_title(f"Worker timeline: {run.label}\n{shown}", loc="left", fontsize=10)
-    handles = [matplotlib.patches.Patch(color=c) for c in STATE_COLORS.values()]
-    ax.legend(handles, STATE_COLORS.keys(), fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    handles = [matplotlib.patches.Patch(color=c) for c in colors.values()]
+    ax.legend(handles, colors.keys(), fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     _save(fig, out, "worker_timeline", written)
 
 

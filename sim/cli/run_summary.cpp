@@ -21,6 +21,9 @@ std::string how_it_stopped(const scenario::Scenario& s, const experiment::JobRes
     case experiment::StopReason::Updates: return "stopped at the update limit";
     case experiment::StopReason::Epochs: return "stopped at the epoch limit";
     case experiment::StopReason::SimTime: return "stopped at the time limit";
+    case experiment::StopReason::NoLiveWorkers: return "STOPPED: every worker is down and none can come back";
+    case experiment::StopReason::NoProgress:
+      return "STOPPED: a failed link or server never came back (no_progress in events.csv)";
   }
   return "stopped";
 }

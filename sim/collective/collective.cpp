@@ -135,4 +135,10 @@ void Collective::on_delivered(std::uint64_t tag) {
   advance(m.to, m.lane);
 }
 
+void Collective::on_cancelled(std::uint64_t tag) {
+  const Message m = messages_[tag];
+  free_messages_.push_back(static_cast<std::uint32_t>(tag));
+  listener_.on_message(m.from, m.to, m.phase, m.bytes, false);
+}
+
 }  // namespace pssim::collective

@@ -55,6 +55,9 @@ class Collective : private net::MessageSink {
   /// Rank `rank`'s input for its next round is ready.
   void contribute(std::size_t rank);
 
+  /// Cancels its messages in flight (the listener hears of each): before it is replaced.
+  void abort() { transport_.cancel_sink(this); }
+
   std::size_t ranks() const { return hosts_.size(); }
   std::size_t lanes() const { return lanes_; }
 
@@ -80,6 +83,9 @@ class Collective : private net::MessageSink {
   };
 
   void on_delivered(std::uint64_t tag) override;
+  // A message the transport cancelled (a rank's host failed): reported to the listener as
+  // no longer in flight; the collective waits for it forever, until its owner replaces it.
+  void on_cancelled(std::uint64_t tag) override;
   void transmit(std::uint32_t tag);
   void advance(std::size_t rank, std::size_t lane);
   bool step_once(std::size_t rank, std::size_t lane);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <boost/random/bernoulli_distribution.hpp>
+#include <boost/random/exponential_distribution.hpp>
 #include <boost/random/lognormal_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
@@ -16,7 +17,11 @@ ComputeModel::ComputeModel(const ComputeSpec& spec, std::size_t workers, const R
     : spec_(spec), factors_(workers, 1.0) {
   if (!(spec.throughput > 0)) throw std::invalid_argument("worker throughput must be positive");
   // A stream is 2.5 kB (mt19937_64): only models that draw per iteration get them.
-  if (spec.noise_sigma > 0 || spec.speed == ComputeSpec::Speed::TransientStragglers) {
+  const bool exponential = spec.noise == ComputeSpec::Noise::ShiftedExponential;
+  if (exponential && !(spec.noise_shift >= 0 && spec.noise_mean >= 0 && spec.noise_shift + spec.noise_mean > 0))
+    throw std::invalid_argument("shifted-exponential noise needs shift, mean >= 0 and shift + mean > 0");
+  if (spec.noise_sigma > 0 || spec.speed == ComputeSpec::Speed::TransientStragglers ||
+      (exponential && spec.noise_mean > 0)) {
     streams_.reserve(workers);
     for (std::size_t w = 0; w < workers; ++w) streams_.push_back(random.stream("compute", w));
   }
@@ -63,6 +68,14 @@ TimeNs ComputeModel::next_duration(std::size_t worker, double flops) {
   if (spec_.speed == ComputeSpec::Speed::TransientStragglers) {
     boost::random::bernoulli_distribution<double> slow(spec_.probability);
     if (slow(streams_[worker])) speed /= spec_.slowdown;
+  }
+  if (spec_.noise == ComputeSpec::Noise::ShiftedExponential) {
+    double stretch = spec_.noise_shift;
+    if (spec_.noise_mean > 0) {
+      boost::random::exponential_distribution<double> exp(1.0 / spec_.noise_mean);  // rate lambda = 1 / mean
+      stretch += exp(streams_[worker]);
+    }
+    return seconds_to_ns(flops / speed * stretch);
   }
   return seconds_to_ns(flops / speed);
 }

@@ -4,8 +4,11 @@
 //
 // Speed factors are fixed per worker (constant, list, uniform, lognormal with median 1,
 // or a random fraction of persistent stragglers slowed by `slowdown`). Per iteration, a
-// lognormal noise factor (median 1) and, for transient stragglers, a slowdown with some
-// probability multiply in. Each worker draws from its own random stream ("compute", w),
+// noise draw and, for transient stragglers, a slowdown with some probability multiply in.
+// Noise is lognormal (the speed times exp(N(0, sigma^2)), median 1) or shifted
+// exponential (the time times shift + Exp(mean): the straggler model of the coded-
+// computation and K-sync literature; with shift 0 the maximum of N workers' times has
+// mean mean x H_N, the N-th harmonic number). Each worker draws from its own random stream ("compute", w),
 // so a worker's times do not depend on the others or on event order.
 #pragma once
 
@@ -28,6 +31,8 @@ struct ComputeSpec {
   double slowdown = 1.0;         ///< Stragglers, TransientStragglers
   double probability = 0.0;      ///< TransientStragglers
   double noise_sigma = 0.0;      ///< per-iteration lognormal noise
+  enum class Noise { Lognormal, ShiftedExponential } noise = Noise::Lognormal;
+  double noise_shift = 1.0, noise_mean = 0.0;  ///< ShiftedExponential: time x (shift + Exp(mean))
   double throughput = 1e12;      ///< FLOP/s at factor 1
 };
 

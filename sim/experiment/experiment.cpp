@@ -28,6 +28,7 @@ compute::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
     case SpeedConfig::Dist::Lognormal: c.speed = compute::ComputeSpec::Speed::Lognormal; break;
     case SpeedConfig::Dist::Stragglers: c.speed = compute::ComputeSpec::Speed::Stragglers; break;
     case SpeedConfig::Dist::TransientStragglers: c.speed = compute::ComputeSpec::Speed::TransientStragglers; break;
+    case SpeedConfig::Dist::Markov: c.speed = compute::ComputeSpec::Speed::Constant; break;  // the timeline slows them
   }
   c.factor = s.factor;
   c.factors = s.factors;
@@ -38,6 +39,11 @@ compute::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
   c.slowdown = s.slowdown;
   c.probability = s.probability;
   c.noise_sigma = w.noise_sigma;
+  if (w.noise.dist == scenario::NoiseConfig::Dist::ShiftedExponential) {
+    c.noise = compute::ComputeSpec::Noise::ShiftedExponential;
+    c.noise_shift = w.noise.shift;
+    c.noise_mean = w.noise.mean;
+  }
   c.throughput = w.throughput_flops;
   return c;
 }
@@ -48,6 +54,12 @@ ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sampl
   if (scheme.pushes_change) c.flops_per_iteration *= static_cast<double>(s.protocol.local_steps);  // H batches
   c.apply_bandwidth = s.cluster.servers.apply_bandwidth;
   c.stop.updates = s.training.stop.updates;
+  c.failure_timeout = s.dynamics.failure_timeout;
+  c.abandon_stale = s.dynamics.abandon_stale;
+  if (const auto& cp = s.cluster.servers.checkpoint) {
+    c.checkpoint_every = cp->every;
+    c.checkpoint_bandwidth = cp->bandwidth.value_or(0.0);
+  }
   return c;
 }
 
@@ -126,6 +138,8 @@ const char* to_string(StopReason r) {
     case StopReason::Epochs: return "epochs";
     case StopReason::Target: return "target_accuracy";
     case StopReason::Diverged: return "diverged";
+    case StopReason::NoLiveWorkers: return "no_live_workers";
+    case StopReason::NoProgress: return "no_progress";
   }
   return "?";
 }
@@ -204,6 +218,9 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const Exte
   config.stop.samples = stop_samples_;
   protocol_ = schemes::build(scheme_, {sim_, *network_, *compute_, &forward_, s.protocol, std::move(config), layout_,
                                        {gradients_.get(), store_.get()}});
+  if (scenario::has_dynamics(s))
+    dynamics_ = std::make_unique<dynamics::Dynamics>(sim_, *network_, topology_, *protocol_, scenario_,
+                                                     layout_.worker_hosts, built.server_hosts, &forward_);
 }
 
 // The gradient source and the parameter store over the layout's parts (shards first,
@@ -317,6 +334,7 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
   forward_.target = observer;
   const auto start = std::chrono::steady_clock::now();
   protocol_->start();
+  if (dynamics_) dynamics_->start();
   const auto& stop = scenario_.training.stop;
   if (stop.sim_time) sim_.schedule_at(*stop.sim_time, [this] { sim_.stop(); });
   if (gradients_) {
@@ -340,6 +358,7 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
   // (a large model's gradient), so counting events alone would report too often or too
   // rarely.
   auto next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  bool stuck = false;
   sim_.run_until_condition([&] {
     if (interrupt && interrupt->load(std::memory_order_relaxed)) throw Interrupted();
     if (progress && sim_.events_executed() % 64 == 0) {
@@ -349,10 +368,16 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
         progress(*this);
       }
     }
-    return protocol_->finished();
+    if (dynamics_ && !stop.sim_time) {  // without a time limit, timers alone would run the clock for ever
+      const std::size_t timers = (evaluator_ ? 1 : 0) + protocol_->timers_pending();
+      if (dynamics_->stuck(sim_.pending(), timers)) return stuck = true;
+    }
+    return protocol_->finished() || (dynamics_ && dynamics_->stalled());
   });
   RunStats stats;
-  if (protocol_->diverged_at()) {
+  if (dynamics_ && dynamics_->stalled() && !protocol_->finished()) {
+    stats.stopped_by = StopReason::NoLiveWorkers;
+  } else if (protocol_->diverged_at()) {
     stats.stopped_by = StopReason::Diverged;
     outcome_.diverged_at_update = protocol_->diverged_at();
   } else if (target_reached_) {
@@ -362,6 +387,8 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
                                                                                       : StopReason::Updates;
   } else if (stop.sim_time && sim_.now() == *stop.sim_time) {
     stats.stopped_by = StopReason::SimTime;
+  } else if (dynamics_ && (stuck || sim_.pending() == 0) && !dynamics_->report_no_progress().empty()) {
+    stats.stopped_by = StopReason::NoProgress;  // the timeline broke what progress needs, for good
   } else {
     throw std::runtime_error(fmt::format("the simulation ran out of events at {} s before reaching a stop condition "
                                          "(a protocol deadlock: please report it with the scenario)",

@@ -21,6 +21,7 @@
 #include "models/nets/network.hpp"
 #include "sim/compute/compute_model.hpp"
 #include "sim/core/simulator.hpp"
+#include "sim/dynamics/dynamics.hpp"
 #include "sim/experiment/external_math.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/net/topology.hpp"
@@ -35,7 +36,7 @@
 namespace pssim::experiment {
 
 /// Why a run ended.
-enum class StopReason { SimTime, Updates, Epochs, Target, Diverged };
+enum class StopReason { SimTime, Updates, Epochs, Target, Diverged, NoLiveWorkers, NoProgress };
 const char* to_string(StopReason r);
 
 /// What evaluations found (real models with math).
@@ -90,6 +91,8 @@ class Experiment {
   const protocol::TrainingProtocol& protocol() const { return *protocol_; }
   const schemes::Scheme& scheme() const { return scheme_; }
   const compute::ComputeModel& compute() const { return *compute_; }
+  /// The event timeline (null for a scenario without events or Markov stragglers).
+  const dynamics::Dynamics* dynamics() const { return dynamics_.get(); }
   const std::vector<net::NodeId>& worker_hosts() const { return layout_.worker_hosts; }
   const Simulator& simulator() const { return sim_; }
   /// The real network (null for a synthetic model).
@@ -128,6 +131,7 @@ class Experiment {
   std::unique_ptr<net::FlowNetwork> network_;
   std::unique_ptr<compute::ComputeModel> compute_;
   std::unique_ptr<protocol::TrainingProtocol> protocol_;
+  std::unique_ptr<dynamics::Dynamics> dynamics_;
   std::optional<std::int64_t> stop_samples_;
   TrainingOutcome outcome_;
   bool target_reached_ = false;
@@ -139,6 +143,7 @@ class Experiment {
     void on_round(const protocol::RoundRecord& r) override { if (target) target->on_round(r); }
     void on_gradient(const protocol::GradientRecord& g) override { if (target) target->on_gradient(g); }
     void on_eval(const protocol::EvalRecord& e) override { if (target) target->on_eval(e); }
+    void on_event(const protocol::EventRecord& e) override { if (target) target->on_event(e); }
     void on_apply(std::int64_t s, TimeNs a, TimeNs b) override { if (target) target->on_apply(s, a, b); }
     void on_compute_start(std::int64_t w, std::int64_t i) override { if (target) target->on_compute_start(w, i); }
     void on_worker_state(std::int64_t w, protocol::WorkerState s, TimeNs a, TimeNs b) override {

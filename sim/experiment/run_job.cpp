@@ -77,7 +77,7 @@ JobResult run_to_directory(const scenario::LoadedScenario& loaded, const std::fi
   // Files (and killed writers' temporaries) of an earlier run would mix with this one's.
   output::remove_outputs(dir, run_output_files());
   output::write_file_atomically(dir / "scenario.yaml", scenario::resolved_yaml(loaded));
-  MetricsRecorder recorder(dir, experiment.protocol().has_rounds());
+  MetricsRecorder recorder(dir, experiment.protocol().has_rounds(), experiment.dynamics() != nullptr);
   std::unique_ptr<TraceRecorder> trace;
   std::vector<protocol::Observer*> observers = {&recorder};
   if (loaded.scenario.output.trace) {

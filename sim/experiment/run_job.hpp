@@ -24,8 +24,9 @@ struct Figure {
   std::string value;
 };
 
-/// The figures every run reports, in a fixed order (columns of sweep.csv).
-std::vector<std::string> figure_names();
+/// The figures every run reports, in a fixed order (columns of sweep.csv); with
+/// `dynamics` (scenario::has_dynamics), followed by what failures cost.
+std::vector<std::string> figure_names(bool dynamics = false);
 
 /// A scenario that passed validation but cannot be built into a simulation (a
 /// disconnected topology, more shards than tensors ...): a fault of the inputs.

@@ -25,8 +25,11 @@ LinkFigures link_figures(const Experiment& e, TimeNs sim_time) {
   f.mean.assign(t.resource_count(), 0.0);
   f.max.assign(t.resource_count(), -1.0);
   const double seconds = to_seconds(sim_time);
-  for (net::ResourceId r = 0; r < t.resource_count(); ++r)
-    f.mean[r] = seconds > 0 ? net.resource_bytes()[r] / (t.capacity(r) * seconds) : 0.0;
+  // Over the capacity the link offered: capacity x time, or its integral once it changed.
+  for (net::ResourceId r = 0; r < t.resource_count(); ++r) {
+    const double offered = net.capacity_changed(r) ? net.capacity_seconds(r) : t.capacity(r) * seconds;
+    f.mean[r] = seconds > 0 && offered > 0 ? net.resource_bytes()[r] / offered : 0.0;
+  }
   const auto& recorded = net.recorded_resources();
   const auto& series = net.link_utilization();
   for (std::size_t i = 0; i < recorded.size(); ++i) {
@@ -38,8 +41,11 @@ LinkFigures link_figures(const Experiment& e, TimeNs sim_time) {
 }
 
 void write_workers(const std::filesystem::path& dir, const Experiment& e) {
-  output::CsvWriter csv(dir / "workers.csv",
-                        {"worker", "host", "speed_factor", "iterations", "compute_s", "push_s", "pull_s", "blocked_s"});
+  std::vector<std::string> columns = {"worker", "host",   "speed_factor", "iterations",
+                                      "compute_s", "push_s", "pull_s",       "blocked_s"};
+  const bool dynamics = e.dynamics() != nullptr;
+  if (dynamics) columns.insert(columns.end(), {"down_s", "lost_compute_s", "crashes"});
+  output::CsvWriter csv(dir / "workers.csv", columns);
   const auto& protocol = e.protocol();
   for (std::size_t w = 0; w < protocol.workers(); ++w) {
     const auto& s = protocol.worker_stats(w);
@@ -51,6 +57,7 @@ void write_workers(const std::filesystem::path& dir, const Experiment& e) {
         .cell(to_seconds(s.pushing))
         .cell(to_seconds(s.pulling))
         .cell(to_seconds(s.blocked));
+    if (dynamics) csv.cell(to_seconds(s.down)).cell(to_seconds(s.lost_compute)).cell(s.crashes);
     csv.end_row();
   }
   csv.commit();
@@ -82,6 +89,16 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   if (recorder.rounds() > 0) r.mean_round_s = to_seconds(recorder.round_time_sum()) / static_cast<double>(recorder.rounds());
   r.updates = protocol.least_updates();
   r.part_updates = totals.updates;
+  if (e.dynamics()) {
+    RunReport::Dynamics& d = r.dynamics.emplace();
+    for (std::size_t w = 0; w < protocol.workers(); ++w) {
+      d.downtime_s += to_seconds(protocol.worker_stats(w).down);
+      d.lost_compute_s += to_seconds(protocol.worker_stats(w).lost_compute);
+    }
+    d.lost_updates = protocol.failure_totals().lost_updates;
+    d.lost_gradients = protocol.failure_totals().lost_gradients;
+    if (s.cluster.servers.checkpoint) d.checkpoints = protocol.failure_totals().checkpoints;
+  }
   r.gradients_applied = totals.worker_gradients_applied;
   r.gradients_dropped = totals.worker_gradients_dropped;
   r.gradient_parts_applied = totals.gradients_applied;
@@ -211,6 +228,23 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
     j.key("diverged").value(t.diverged_at_update.has_value());
     if (t.diverged_at_update) j.key("diverged_at_update").value(*t.diverged_at_update);
   }
+  if (const auto* d = e.dynamics()) {  // what failures cost
+    const auto& f = e.protocol().failure_totals();
+    TimeNs down = 0, lost = 0;
+    std::int64_t crashes = 0;
+    for (std::size_t w = 0; w < e.protocol().workers(); ++w) {
+      const auto& ws = e.protocol().worker_stats(w);
+      down += ws.down, lost += ws.lost_compute, crashes += ws.crashes;
+    }
+    j.key("downtime_s").value(to_seconds(down));
+    j.key("server_downtime_s").value(d->server_downtime_s());
+    j.key("worker_crashes").value(crashes);
+    j.key("lost_compute_s").value(to_seconds(lost));
+    j.key("lost_updates").value(f.lost_updates);
+    j.key("lost_gradients").value(f.lost_gradients);
+    j.key("abandoned_computations").value(f.abandoned);
+  }
+  if (s.cluster.servers.checkpoint) j.key("checkpoints").value(e.protocol().failure_totals().checkpoints);
   j.key("solver").begin_object();
   j.key("incremental_updates").value(r.solver.incremental_updates);
   j.key("full_solves").value(r.solver.full_solves);
@@ -221,13 +255,25 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
 
 }  // namespace
 
-MetricsRecorder::MetricsRecorder(const std::filesystem::path& dir, bool rounds_table)
+MetricsRecorder::MetricsRecorder(const std::filesystem::path& dir, bool rounds_table, bool events_table)
     : metrics_(dir / "metrics.csv", {"time_s", "event", "shard", "version", "worker", "gradients", "staleness_mean",
                                      "staleness_max", "train_loss", "test_loss", "test_accuracy", "perplexity",
                                      "bytes_sent", "push_bytes", "epochs"}) {
   if (rounds_table)
     rounds_csv_ = std::make_unique<output::CsvWriter>(
         dir / "rounds.csv", std::vector<std::string>{"round", "end_s", "duration_s", "dropped_gradients"});
+  if (events_table)
+    events_csv_ = std::make_unique<output::CsvWriter>(
+        dir / "events.csv", std::vector<std::string>{"time_s", "kind", "target", "value", "note"});
+}
+
+void MetricsRecorder::on_event(const protocol::EventRecord& e) {
+  if (!events_csv_) return;
+  events_csv_->cell(to_seconds(e.time)).cell(e.kind).cell(e.target);
+  if (std::isnan(e.value)) events_csv_->empty_cell();
+  else events_csv_->cell(e.value);
+  events_csv_->cell(e.note);
+  events_csv_->end_row();
 }
 
 namespace {
@@ -279,6 +325,7 @@ void MetricsRecorder::on_round(const protocol::RoundRecord& r) {
 void MetricsRecorder::commit() {
   metrics_.commit();
   if (rounds_csv_) rounds_csv_->commit();
+  if (events_csv_) events_csv_->commit();
 }
 
 RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& experiment, const RunStats& stats,
@@ -291,13 +338,16 @@ RunReport write_run_outputs(const std::filesystem::path& dir, const Experiment& 
   return report;
 }
 
-std::vector<std::string> figure_names() {
-  return {"sim_time_s",        "stopped_by",         "rounds",          "mean_round_s",
+std::vector<std::string> figure_names(bool dynamics) {
+  std::vector<std::string> names = {"sim_time_s",        "stopped_by",         "rounds",          "mean_round_s",
           "updates",           "gradients_applied",  "gradients_dropped", "samples_per_s", "bytes_sent",
           "push_bytes",        "pull_bytes",         "flows",             "mean_staleness",     "max_staleness",   "computing_share",
           "blocked_share",     "bottleneck_link",    "bottleneck_utilization", "epochs",
           "final_test_accuracy", "best_test_accuracy", "final_train_loss", "time_to_target_s",
           "final_perplexity",  "diverged"};
+  if (dynamics)
+    names.insert(names.end(), {"downtime_s", "lost_compute_s", "lost_updates", "lost_gradients", "checkpoints"});
+  return names;
 }
 
 std::vector<Figure> report_figures(const RunReport& r) {
@@ -332,6 +382,13 @@ std::vector<Figure> report_figures(const RunReport& r) {
   f.push_back({"time_to_target_s", t.time_to_target ? num(to_seconds(*t.time_to_target)) : ""});
   f.push_back({"final_perplexity", maybe(r.math && r.language_model, t.final_eval.perplexity)});
   f.push_back({"diverged", r.math ? (t.diverged_at_update ? "true" : "false") : ""});
+  if (const auto& d = r.dynamics) {
+    f.push_back({"downtime_s", num(d->downtime_s)});
+    f.push_back({"lost_compute_s", num(d->lost_compute_s)});
+    f.push_back({"lost_updates", integer(d->lost_updates)});
+    f.push_back({"lost_gradients", integer(d->lost_gradients)});
+    f.push_back({"checkpoints", d->checkpoints ? integer(*d->checkpoints) : ""});
+  }
   return f;
 }
 

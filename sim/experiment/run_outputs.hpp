@@ -9,7 +9,10 @@
 //                          so far)
 //   rounds.csv             schemes with rounds (sync, SSP, all-reduce, hybrid): one row per
 //                          round (clock applied by every part)
-//   workers.csv            per worker: speed factor, iterations, time split
+//   workers.csv            per worker: speed factor, iterations, time split (with events:
+//                          downtime, lost computation, crashes)
+//   events.csv             with events: every event as it happened (time_s, kind, target,
+//                          value, note), injected ones and what the protocol did about them
 //   links.csv              per link direction: capacity, bytes, mean and max utilization
 //   link_utilization.csv   utilization per time bin of the recorded link directions
 //   summary.json           headline figures; written last, so its presence marks a
@@ -34,10 +37,11 @@ namespace pssim::experiment {
 /// Streams metrics.csv and rounds.csv while the simulation runs.
 class MetricsRecorder : public protocol::Observer {
  public:
-  MetricsRecorder(const std::filesystem::path& dir, bool rounds_table);
+  MetricsRecorder(const std::filesystem::path& dir, bool rounds_table, bool events_table = false);
   void on_update(const protocol::UpdateRecord& u) override;
   void on_round(const protocol::RoundRecord& r) override;
   void on_eval(const protocol::EvalRecord& e) override;
+  void on_event(const protocol::EventRecord& e) override;
   /// Renames the files into place.
   void commit();
 
@@ -49,6 +53,7 @@ class MetricsRecorder : public protocol::Observer {
  private:
   output::CsvWriter metrics_;
   std::unique_ptr<output::CsvWriter> rounds_csv_;
+  std::unique_ptr<output::CsvWriter> events_csv_;
   std::int64_t rounds_ = 0;
   TimeNs round_time_sum_ = 0;
   double loss_sum_ = 0;
@@ -59,6 +64,13 @@ class MetricsRecorder : public protocol::Observer {
 /// The figures summary.json reports, gathered once.
 struct RunReport {
   RunStats stats;
+  /// What failures cost (runs with a timeline: scenario::has_dynamics).
+  struct Dynamics {
+    double downtime_s = 0, lost_compute_s = 0;  ///< workers', summed
+    std::int64_t lost_updates = 0, lost_gradients = 0;
+    std::optional<std::int64_t> checkpoints;  ///< with cluster.servers.checkpoint
+  };
+  std::optional<Dynamics> dynamics;
   std::int64_t rounds = 0;
   std::optional<double> mean_round_s;
   std::int64_t updates = 0;       ///< model updates: every part has applied this many

@@ -7,7 +7,7 @@
 namespace pssim::experiment {
 namespace {
 
-constexpr int kWorkers = 1, kServers = 2, kLinks = 3, kTraining = 4, kSteps = 5;
+constexpr int kWorkers = 1, kServers = 2, kLinks = 3, kTraining = 4, kSteps = 5, kEvents = 6;
 
 double micros(TimeNs t) { return static_cast<double>(t) / 1000.0; }
 
@@ -17,6 +17,7 @@ const char* state_name(protocol::WorkerState s) {
     case protocol::WorkerState::Pushing: return "pushing";
     case protocol::WorkerState::Pulling: return "pulling";
     case protocol::WorkerState::Blocked: return "blocked";
+    case protocol::WorkerState::Down: return "down";
   }
   return "?";
 }
@@ -71,6 +72,15 @@ void TraceRecorder::on_round(const protocol::RoundRecord& r) {
 void TraceRecorder::on_eval(const protocol::EvalRecord& e) {
   event(fmt::format(R"({{"ph":"i","s":"p","name":"eval","pid":{},"tid":0,"ts":{},"args":{{"test_accuracy":{},"test_loss":{}}}}})",
                     kTraining, micros(e.time), e.test_accuracy, e.test_loss));
+}
+
+void TraceRecorder::on_event(const protocol::EventRecord& e) {
+  // Named on first use, so that traces of runs without events do not change.
+  if (!events_named_) event(metadata("process_name", kEvents, 0, "events"));
+  events_named_ = true;
+  const std::string name = e.target.empty() ? e.kind : e.kind + " " + e.target;
+  event(fmt::format(R"({{"ph":"i","s":"g","name":{},"cat":"dynamics","pid":{},"tid":0,"ts":{},"args":{{"note":{}}}}})",
+                    output::json_quote(name), kEvents, micros(e.time), output::json_quote(e.note)));
 }
 
 void TraceRecorder::on_collective_step(std::int64_t worker, std::int64_t round, std::int64_t step,

@@ -53,6 +53,7 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   msg.bytes = bytes;
   msg.src = src;
   msg.dst = dst;
+  msg.state = Message::State::Waiting;
   ++messages_;
   bytes_sent_ += bytes;
   Message* p = &msg;
@@ -63,8 +64,13 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
 }
 
 void FlowNetwork::start_flow(std::uint32_t m) {
-  close_bins();
   Message& msg = messages_pool_[m];
+  if (msg.state == Message::State::Cancelled) {
+    free_messages_.push_back(m);
+    return;
+  }
+  close_bins();
+  msg.state = Message::State::Flowing;
   ResourceId route[kMaxRouteLength];
   TimeNs latency = 0;
   const std::size_t hops = topology_.route_into(msg.src, msg.dst, route, latency);  // as at send: O(hops)
@@ -81,9 +87,11 @@ void FlowNetwork::start_flow(std::uint32_t m) {
 
 void FlowNetwork::deliver(std::uint32_t m) {
   Message& msg = messages_pool_[m];
+  const bool cancelled = msg.state == Message::State::Cancelled;
+  free_messages_.push_back(m);
+  if (cancelled) return;
   MessageSink* sink = msg.sink;
   const std::uint64_t tag = msg.tag;
-  free_messages_.push_back(m);
   sink->on_delivered(tag);
 }
 
@@ -257,7 +265,8 @@ void FlowNetwork::complete_due_flows() {
   }
   std::sort(done.begin(), done.end());
   for (const auto& [seq, m] : done) {
-    const Message& msg = messages_pool_[m];
+    Message& msg = messages_pool_[m];
+    msg.state = Message::State::Arriving;  // a sink may cancel it before its turn below
     const auto route = solver_.route(msg.flow);
     if (!meters_.empty()) {
       // The flow ends within a nanosecond of transfer of its exact end: its meters count
@@ -285,6 +294,80 @@ void FlowNetwork::release_if_large(std::vector<std::pair<std::uint64_t, std::uin
   if (v.capacity() > 4096) std::vector<std::pair<std::uint64_t, std::uint32_t>>().swap(v);
 }
 
+// ---- dynamics ----------------------------------------------------------------------------------
+
+void FlowNetwork::set_capacity(ResourceId r, double capacity) {
+  if (r >= topology_.resource_count()) throw std::out_of_range("capacity of an unknown link direction");
+  close_bins();  // bins that ended before now saw the old capacity
+  if (capacity_log_.empty()) capacity_log_.resize(topology_.resource_count());
+  CapacityLog& log = capacity_log_[r];
+  const TimeNs now = sim_.now();
+  log.seconds = capacity_seconds(r);
+  log.since = now;
+  log.changed = true;
+  solver_.set_capacity(r, capacity);
+  // At once: the solver's listener brings every group and meter to now at the old rates
+  // before it installs the new ones.
+  solver_.solve();
+  schedule_next_completion();
+}
+
+double FlowNetwork::capacity_seconds(ResourceId r) const {
+  if (!capacity_changed(r)) return topology_.capacity(r) * to_seconds(sim_.now());
+  const CapacityLog& log = capacity_log_[r];
+  return log.seconds + solver_.capacity(r) * to_seconds(sim_.now() - log.since);
+}
+
+std::size_t FlowNetwork::cancel_host(NodeId host) {
+  return cancel_matching([host](const Message& m) { return m.src == host || m.dst == host; });
+}
+
+std::size_t FlowNetwork::cancel_sink(const MessageSink* sink) {
+  return cancel_matching([sink](const Message& m) { return m.sink == sink; });
+}
+
+// Scans the pool (O(messages in flight)): cancellations are rare events. A waiting
+// message is freed by its pending event; a flowing one leaves the solver now, having
+// carried what it moved; an arriving one (complete, delivery later in this instant) is
+// skipped by deliver().
+template <typename Match>
+std::size_t FlowNetwork::cancel_matching(Match match) {
+  close_bins();
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> hit;  // (send order, message)
+  std::vector<bool> is_free(messages_pool_.size(), false);
+  for (std::uint32_t m : free_messages_) is_free[m] = true;
+  for (std::uint32_t m = 0; m < messages_pool_.size(); ++m) {
+    const Message& msg = messages_pool_[m];
+    if (is_free[m] || msg.state == Message::State::Cancelled || !match(msg)) continue;
+    hit.emplace_back(msg.seq, m);
+  }
+  std::sort(hit.begin(), hit.end());
+  const TimeNs now = sim_.now();
+  std::vector<std::uint32_t> released;
+  std::vector<std::pair<MessageSink*, std::uint64_t>> told;  // sinks may send (reuse slots) when told
+  for (const auto& [seq, m] : hit) {
+    Message& msg = messages_pool_[m];
+    told.emplace_back(msg.sink, msg.tag);
+    if (msg.state == Message::State::Flowing) {
+      for (const ResourceId r : solver_.route(msg.flow)) {
+        resource_bytes_[r] += moved_at(msg, now);
+        const auto count = --active_per_resource_[r];
+        if (flow_count_listener_) flow_count_listener_(r, count);
+      }
+      solver_.remove_flow(msg.flow);
+      released.push_back(m);
+    }
+    msg.state = Message::State::Cancelled;
+  }
+  if (!released.empty()) {
+    solver_.solve();  // reports the flows leaving their groups while the messages are intact
+    schedule_next_completion();
+    for (std::uint32_t m : released) free_messages_.push_back(m);
+  }
+  for (const auto& [sink, tag] : told) sink->on_cancelled(tag);
+  return told.size();
+}
+
 double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {
   const ResourceId b = solver_.bottleneck(msg.flow);
   if (b == MaxMinSolver::kNone) return 0;  // joined no group yet
@@ -308,6 +391,9 @@ void FlowNetwork::record_utilization(TimeNs bin, std::vector<ResourceId> resourc
   footprint_.assign(topology_.resource_count(), {});
   bytes_at_bin_start_.assign(recorded_.size(), 0.0);
   row_.assign(recorded_.size(), 0.f);
+  capacity_at_bin_start_.assign(recorded_.size(), 0.0);
+  for (std::size_t i = 0; i < recorded_.size(); ++i)
+    capacity_at_bin_start_[i] = topology_.capacity(recorded_[i]) * to_seconds(sim_.now());
   bin_start_ = sim_.now();
 }
 
@@ -315,9 +401,20 @@ void FlowNetwork::close_bin(TimeNs end, bool last) {
   const double seconds = to_seconds(end - bin_start_);
   for (std::size_t i = 0; i < recorded_.size(); ++i) {
     const Meter& m = meters_[i];
+    const ResourceId r = recorded_[i];
     const double bytes = m.bytes + m.rate * to_seconds(end - m.since);
-    row_[i] = seconds > 0 ? static_cast<float>((bytes - bytes_at_bin_start_[i]) / (topology_.capacity(recorded_[i]) * seconds))
-                          : 0.f;
+    // Bytes over the capacity the bin offered: capacity x seconds while it never changed
+    // (the same arithmetic as before changes existed), else the integral over the bin.
+    double offered = topology_.capacity(r) * seconds;
+    if (capacity_changed(r)) {
+      const CapacityLog& log = capacity_log_[r];
+      const double at_end = log.seconds + solver_.capacity(r) * to_seconds(end - log.since);
+      offered = at_end - capacity_at_bin_start_[i];
+      capacity_at_bin_start_[i] = at_end;
+    } else {
+      capacity_at_bin_start_[i] = topology_.capacity(r) * to_seconds(end);
+    }
+    row_[i] = seconds > 0 && offered > 0 ? static_cast<float>((bytes - bytes_at_bin_start_[i]) / offered) : 0.f;
     bytes_at_bin_start_[i] = bytes;
   }
   if (last) series_.append_last(row_);

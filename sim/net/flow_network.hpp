@@ -23,6 +23,13 @@
 // exactly, without events of their own: O(recorded directions) per bin, whatever the
 // number of flows. A completed flow's meters are corrected to its exact size (its
 // completion time is rounded to the nanosecond).
+//
+// Dynamics (failures, degraded links): set_capacity() changes a link direction's capacity
+// at once for every flow crossing it (the sharing problem is re-solved in full; 0 stalls
+// its flows until the capacity comes back); utilization then divides the bytes by the
+// capacity integrated over the bin (links.csv: over the run, capacity_seconds()).
+// cancel_host() / cancel_sink() withdraw messages: a flow leaves the solver, having
+// carried what it moved so far (counted in resource_bytes), and is never delivered.
 #pragma once
 
 #include <algorithm>
@@ -50,6 +57,18 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   /// Sends `bytes` (>= 0) from host `src` to host `dst`; calls sink->on_delivered(tag)
   /// when the last byte arrives. Throws std::runtime_error if dst is unreachable.
   void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) override;
+  std::size_t cancel_host(NodeId host) override;
+  std::size_t cancel_sink(const MessageSink* sink) override;
+
+  /// Changes the capacity of link direction r (bytes/s, >= 0; 0: failed) from now on.
+  /// The topology keeps the nominal value. O(flows x route length): a full solve.
+  void set_capacity(ResourceId r, double capacity);
+  /// The capacity of r now.
+  double capacity(ResourceId r) const { return solver_.capacity(r); }
+  /// Capacity of r integrated over [0, now] in bytes (capacity x seconds while unchanged).
+  double capacity_seconds(ResourceId r) const;
+  /// True once set_capacity() changed r.
+  bool capacity_changed(ResourceId r) const { return !capacity_log_.empty() && capacity_log_[r].changed; }
 
   /// Called with (resource, flows now crossing it) whenever a flow starts or ends on it
   /// (for traces). Empty: nothing is called.
@@ -91,6 +110,9 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     MaxMinSolver::FlowId flow = 0;
     std::uint32_t epoch = 0; // invalidates stale group-heap entries
     std::uint32_t index = 0; // own position in the pool
+    // Waiting: latency, its start or delivery event pending; Flowing: in the solver;
+    // Arriving: complete, delivery under way; Cancelled: its pending event frees it.
+    enum class State : std::uint8_t { Waiting, Flowing, Arriving, Cancelled } state = State::Waiting;
   };
   // Equal finishes are ordered by message index, not send order: every member that ends
   // at a completion event is collected whatever the order, and deliveries are sorted by
@@ -156,7 +178,16 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   void level_changed(MaxMinSolver::ResourceId r, double old_level, double new_level) override;
   void bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to) override;
 
+  // Capacity of a changed link direction: `seconds` = integral of it over [0, since].
+  struct CapacityLog {
+    bool changed = false;
+    double seconds = 0;
+    TimeNs since = 0;
+  };
+
   std::uint32_t new_message();
+  template <typename Match>
+  std::size_t cancel_matching(Match match);
   void start_flow(std::uint32_t m);
   void deliver(std::uint32_t m);
   void request_solve();
@@ -204,6 +235,8 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::vector<Footprint> footprint_;        // per group (bottleneck resource)
   std::vector<double> bytes_at_bin_start_;  // per recorded resource
   std::vector<float> row_;                  // the bin being closed
+  std::vector<double> capacity_at_bin_start_;  // per recorded resource: capacity_seconds then
+  std::vector<CapacityLog> capacity_log_;    // per resource, once a capacity changed
   UtilizationSeries series_;
   bool finished_ = false;
 };

@@ -623,11 +623,22 @@ void MaxMinSolver::full_solve() {
   }
 }
 
+void MaxMinSolver::set_capacity(ResourceId r, double capacity) {
+  if (r >= resources_.size()) throw std::out_of_range("capacity of an unknown resource");
+  if (!(capacity >= 0) || !std::isfinite(capacity))
+    throw std::invalid_argument(fmt::format("resource {} needs a finite capacity >= 0", r));
+  if (resources_[r].capacity == capacity) return;
+  resources_[r].capacity = capacity;
+  capacity_changed_ = true;
+}
+
 void MaxMinSolver::solve() {
-  if (pending_add_.empty() && pending_remove_.empty()) return;
-  // A batch that replaces a good part of the flows is cheaper to solve in full.
+  if (pending_add_.empty() && pending_remove_.empty() && !capacity_changed_) return;
+  // A batch that replaces a good part of the flows is cheaper to solve in full; so is a
+  // changed capacity (its effect is not confined to the flows crossing it).
   const std::size_t batch = pending_add_.size() + pending_remove_.size();
-  bool incremental = batch <= std::max<std::size_t>(16, active_ / 4);
+  bool incremental = !capacity_changed_ && batch <= std::max<std::size_t>(16, active_ / 4);
+  capacity_changed_ = false;
   for (FlowId id : pending_remove_) {
     if (incremental) {
       incremental = try_remove(id);

@@ -74,8 +74,14 @@ class MaxMinSolver {
   FlowId add_flow(std::span<const ResourceId> route);
   /// Removes a flow; takes effect at the next solve().
   void remove_flow(FlowId f);
-  /// Brings every rate up to date after the adds and removes since the last call.
+  /// Brings every rate up to date after the adds, removes and capacity changes since the
+  /// last call.
   void solve();
+  /// Changes resource r's capacity (bytes/s, >= 0 and finite); takes effect at the next
+  /// solve(), which then solves in full (capacity changes are rare events: a link that
+  /// degrades, fails or comes back). Capacity 0 is a failed link: the flows crossing it
+  /// get rate 0 (bottlenecked there at level 0) until it has capacity again.
+  void set_capacity(ResourceId r, double capacity);
 
   double rate(FlowId f) const;
   ResourceId bottleneck(FlowId f) const { return flows_[f].bottleneck; }
@@ -157,6 +163,7 @@ class MaxMinSolver {
   std::vector<FlowId> free_ids_;
   std::vector<FlowId> pending_add_, pending_remove_;
   std::size_t active_ = 0;
+  bool capacity_changed_ = false;  // set_capacity since the last solve(): solve in full
   Listener* listener_;
   Stats stats_;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/collective/algorithm.hpp"
@@ -56,8 +57,20 @@ struct EvalRecord {
   double push_bytes = 0;      ///< of which gradients pushed to the shards
 };
 
-/// What a worker is doing; the time split gives each instant to the first that applies.
-enum class WorkerState { Computing, Pushing, Pulling, Blocked };
+/// What a worker is doing; the time split gives each instant to the first that applies
+/// (down: its host has failed, until it recovers).
+enum class WorkerState { Computing, Pushing, Pulling, Blocked, Down };
+
+/// Something that happened to the cluster (dynamics): an injected event (a crash, a link
+/// change) or what the protocol did about it (a failure detected, a ring rebuilt,
+/// a state restored). One row of events.csv.
+struct EventRecord {
+  TimeNs time = 0;
+  std::string kind;    ///< worker_crash, server_recover, link, failure_detected, shard_lost ...
+  std::string target;  ///< worker-3, server-0, a link, or empty
+  double value = 0;    ///< the kind's number (bandwidth, factor, lost updates ...), or NaN
+  std::string note;    ///< what it did, in words (may be empty)
+};
 
 /// A step of a collective (all-reduce) at one worker: which half of the algorithm it
 /// belongs to (reduce: combining gradients; gather: spreading the result).
@@ -70,6 +83,7 @@ class Observer {
   virtual void on_round(const RoundRecord&) {}
   virtual void on_gradient(const GradientRecord&) {}
   virtual void on_eval(const EvalRecord&) {}
+  virtual void on_event(const EventRecord&) {}
   /// Worker `worker` starts its iteration `iteration` (0, 1, ...).
   virtual void on_compute_start(std::int64_t /*worker*/, std::int64_t /*iteration*/) {}
   /// Shard `shard` spent [start, end) applying an update (only when applying takes time).
@@ -89,6 +103,7 @@ class ObserverList : public Observer {
   void on_round(const RoundRecord& r) override { for (auto* t : targets_) t->on_round(r); }
   void on_gradient(const GradientRecord& g) override { for (auto* t : targets_) t->on_gradient(g); }
   void on_eval(const EvalRecord& e) override { for (auto* t : targets_) t->on_eval(e); }
+  void on_event(const EventRecord& e) override { for (auto* t : targets_) t->on_event(e); }
   void on_compute_start(std::int64_t w, std::int64_t i) override { for (auto* t : targets_) t->on_compute_start(w, i); }
   void on_apply(std::int64_t s, TimeNs a, TimeNs b) override { for (auto* t : targets_) t->on_apply(s, a, b); }
   void on_worker_state(std::int64_t w, WorkerState s, TimeNs a, TimeNs b) override {

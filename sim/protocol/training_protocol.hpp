@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/core/time.hpp"
+#include "sim/net/topology.hpp"
 #include "sim/training/slices.hpp"
 
 namespace pssim::protocol {
@@ -23,6 +24,17 @@ namespace pssim::protocol {
 struct WorkerStats {
   std::int64_t iterations = 0;  ///< computations finished
   TimeNs computing = 0, pushing = 0, pulling = 0, blocked = 0;
+  TimeNs down = 0;              ///< its host was down (failures)
+  TimeNs lost_compute = 0;      ///< computing whose result was lost (crashed or abandoned)
+  std::int64_t crashes = 0;
+};
+
+/// What failures cost, over the run (dynamics).
+struct FailureTotals {
+  std::int64_t lost_updates = 0;    ///< part updates rolled back by server crashes (since the last checkpoint)
+  std::int64_t checkpoints = 0;     ///< checkpoints written (per part)
+  std::int64_t lost_gradients = 0;  ///< gradient parts lost: cancelled in flight, or computed on a lost state
+  std::int64_t abandoned = 0;       ///< computations abandoned (crashes, protocol.abandon_stale)
 };
 
 struct Totals {
@@ -72,6 +84,26 @@ class TrainingProtocol {
   virtual std::size_t shards() const = 0;
   /// True when the scheme proceeds in rounds that every part completes (rounds.csv).
   virtual bool has_rounds() const = 0;
+
+  // ---- dynamics (sim/dynamics): the cluster changes under the protocol. A failed host's
+  // messages (through the transport) and computations are cancelled, never delivered
+  // late; the protocol counts only live members from then on.
+  /// Worker w's host failed / came back (it pulls the current parameters and goes on).
+  virtual void worker_down(std::size_t w) = 0;
+  virtual void worker_up(std::size_t w) = 0;
+  /// Every shard on server host `host` lost its state since its last checkpoint / the host
+  /// is back: its shards read their checkpoints and training goes on from there.
+  virtual void server_down(net::NodeId host) = 0;
+  virtual void server_up(net::NodeId host) = 0;
+  /// Worker w computes at `factor` times its usual speed from now on, the rest of a
+  /// computation under way included.
+  virtual void set_worker_speed(std::size_t w, double factor) = 0;
+  virtual const FailureTotals& failure_totals() const = 0;
+  /// True while every worker is down.
+  virtual bool no_live_workers() const = 0;
+  /// Events the protocol keeps pending for ever, whatever the training does (a periodic
+  /// checkpoint timer): the run counts them when it asks whether anything else can move.
+  virtual std::size_t timers_pending() const { return 0; }
 };
 
 }  // namespace pssim::protocol

@@ -16,6 +16,7 @@ void WorkerTimeSplit::account(std::size_t index, TimeNs now) {
     case WorkerState::Pushing: w.stats.pushing += spent; break;
     case WorkerState::Pulling: w.stats.pulling += spent; break;
     case WorkerState::Blocked: w.stats.blocked += spent; break;
+    case WorkerState::Down: w.stats.down += spent; break;
   }
   if (observer_) observer_->on_worker_state(static_cast<std::int64_t>(index), w.state, w.since, now);
   w.since = now;
@@ -24,7 +25,8 @@ void WorkerTimeSplit::account(std::size_t index, TimeNs now) {
 void WorkerTimeSplit::update(std::size_t index, TimeNs now) {
   Worker& w = workers_[index];
   const Activity& a = w.activity;
-  const WorkerState next = a.computing              ? WorkerState::Computing
+  const WorkerState next = a.down                   ? WorkerState::Down
+                           : a.computing            ? WorkerState::Computing
                            : a.pushes_in_flight > 0 ? WorkerState::Pushing
                            : a.pulls_in_flight > 0  ? WorkerState::Pulling
                                                     : WorkerState::Blocked;

@@ -1,7 +1,7 @@
 // WorkerTimeSplit: each worker's time split into computing, pushing, pulling and blocked.
 //
 // A protocol keeps, per worker, whether it computes and how many of its messages are in
-// flight each way; after every change it calls update(), which gives the time since the
+// flight each way (and whether its host is down); after every change it calls update(), which gives the time since the
 // last change to the state that held (the first true of computing, pushing, pulling,
 // blocked) and reports the finished span to the observer.
 #pragma once
@@ -24,6 +24,7 @@ class WorkerTimeSplit {
     bool computing = false;
     std::int64_t pushes_in_flight = 0;  ///< its gradients (or reduce-step messages) in flight
     std::int64_t pulls_in_flight = 0;   ///< parameters (or gather-step messages) in flight to it
+    bool down = false;                  ///< its host has failed (before everything else)
   };
   Activity& activity(std::size_t w) { return workers_[w].activity; }
   /// Re-derives worker w's state from its activity at `now`.

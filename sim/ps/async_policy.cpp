@@ -39,6 +39,16 @@ std::int64_t AsyncPolicy::apply(Shard& s, protocol::UpdateRecord& u) {
   return samples;
 }
 
+// The worker waits for an answer to every push: a lost one is answered with the current
+// slice (a worker that already holds it does not count it twice).
+void AsyncPolicy::on_lost_push(Shard& s, const Message& m) { send_pulls(s, {static_cast<std::size_t>(m.worker)}); }
+
+// Gradients queued for the lost state are dropped with it.
+void AsyncPolicy::restored(Shard& s) {
+  Queue& q = queues_[s.index];
+  q.waiting.clear();
+}
+
 void AsyncPolicy::after_update(Shard& s) {
   Queue& q = queues_[s.index];
   send_pulls(s, {static_cast<std::size_t>(q.applying.worker)});

@@ -13,13 +13,19 @@ namespace pssim::ps {
 
 class AsyncPolicy final : public SchemePolicy {
  public:
-  // Every answer counts: it follows one of the worker's pushes.
-  bool counts(const Worker&, std::size_t, std::int64_t, std::int64_t) const override { return true; }
+  // An answer counts when it is newer than what the worker last computed on: every answer
+  // to a push is (the shard applied the push first), and a second slice of one part
+  // (a restored shard's broadcast and its answer to a lost push) counts once.
+  bool counts(const Worker& w, std::size_t part, std::int64_t before, std::int64_t version) const override {
+    return before <= w.used[part] && version > w.used[part];
+  }
   std::int64_t ready_after_start(const Worker&) const override { return 0; }
   void on_push(Shard& s, const Message& m) override;
   void begin_update(Shard& s, double& gradients, double& answers) override;
   std::int64_t apply(Shard& s, protocol::UpdateRecord& u) override;
   void after_update(Shard& s) override;
+  void on_lost_push(Shard& s, const Message& m) override;
+  void restored(Shard& s) override;
 
  protected:
   void attached(std::size_t shards, std::size_t workers) override;

@@ -56,12 +56,24 @@ std::int64_t ClockedPolicy::apply(Shard& s, protocol::UpdateRecord& u) {
 
 void ClockedPolicy::after_update(Shard& s) {
   Clocks& c = clocks(s);
-  clock_applied(version(s) - 1, c.dropped_this_round);
+  clock_applied(s, version(s) - 1, c.dropped_this_round);
   c.dropped_this_round = 0;
-  send_pulls(s, all_workers());
+  send_pulls(s, live_workers());
   // The next clock may already be complete (fast workers ran ahead).
-  if (runs_ahead() && !c.collected.empty() && c.collected.front() == static_cast<std::int64_t>(workers()))
+  if (runs_ahead() && !c.collected.empty() && c.collected.front() >= needed()) begin_apply(s);
+}
+
+// Fewer members: the clock being collected may be complete now.
+void ClockedPolicy::members_changed(Shard& s) {
+  Clocks& c = clocks(s);
+  if (!s.applying && !c.collected.empty() && c.collected.front() > 0 && c.collected.front() >= needed())
     begin_apply(s);
+}
+
+void ClockedPolicy::restored(Shard& s) {
+  Clocks& c = clocks(s);
+  c = Clocks{};
+  if (store()) store()->discard_pending(s.index);
 }
 
 // ---- sync ----------------------------------------------------------------------------------
@@ -77,9 +89,11 @@ bool SyncPolicy::counts(const Worker& w, std::size_t part, std::int64_t before, 
   return before <= w.used[part] && version > w.used[part];
 }
 
+std::int64_t SyncPolicy::needed() const { return std::max<std::int64_t>(1, members() - backup_workers_); }
+
 void SyncPolicy::on_push(Shard& s, const Message& m) {
   Clocks& c = clocks(s);
-  const std::int64_t needed = static_cast<std::int64_t>(workers()) - backup_workers_;
+  const std::int64_t needed = this->needed();
   ensure_slot(c, 0);
   protocol::GradientRecord g{now(), m.worker, m.shard, m.clock, m.version, true};
   g.accepted = m.version == version(s) && !s.applying && c.collected.front() < needed;
@@ -110,6 +124,12 @@ std::int64_t SspPolicy::ready_after_start(const Worker& w) const {
 
 void SspPolicy::on_push(Shard& s, const Message& m) {
   Clocks& c = clocks(s);
+  if (m.clock < version(s)) {  // a clock applied without it (it was down then): too late
+    report({now(), m.worker, m.shard, m.clock, m.version, false});
+    ++c.dropped_this_round;
+    count_dropped(s);
+    return;
+  }
   const auto slot = static_cast<std::size_t>(m.clock - version(s));
   ensure_slot(c, slot);
   const std::int64_t tau = m.clock - m.version;  // the update for clock c is version c
@@ -119,7 +139,7 @@ void SspPolicy::on_push(Shard& s, const Message& m) {
   c.staleness_sum[slot] += static_cast<double>(tau);
   c.staleness_max[slot] = std::max(c.staleness_max[slot], tau);
   record_staleness(tau);
-  if (slot == 0 && c.collected.front() == static_cast<std::int64_t>(workers()) && !s.applying) begin_apply(s);
+  if (slot == 0 && c.collected.front() >= needed() && !s.applying) begin_apply(s);
 }
 
 }  // namespace pssim::ps

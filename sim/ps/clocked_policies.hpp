@@ -24,8 +24,12 @@ class ClockedPolicy : public SchemePolicy {
   void begin_update(Shard& s, double& gradients, double& answers) override;
   std::int64_t apply(Shard& s, protocol::UpdateRecord& u) override;
   void after_update(Shard& s) override;
+  void members_changed(Shard& s) override;
+  void restored(Shard& s) override;
 
  protected:
+  /// Gradients an update of a clock needs.
+  virtual std::int64_t needed() const = 0;
   struct Clocks {
     // Per clock from the shard's version on ([0] is the clock it collects for now).
     std::deque<std::int64_t> collected;
@@ -58,6 +62,7 @@ class SyncPolicy final : public ClockedPolicy {
  protected:
   void attached(std::size_t shards, std::size_t workers) override;
   bool runs_ahead() const override { return false; }
+  std::int64_t needed() const override;
 
  private:
   std::int64_t backup_workers_;
@@ -73,6 +78,7 @@ class SspPolicy final : public ClockedPolicy {
 
  protected:
   bool runs_ahead() const override { return true; }
+  std::int64_t needed() const override { return members(); }
 
  private:
   /// Clock c needs every part at version >= c - s, and some slice at all (version 0).

@@ -21,7 +21,8 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
       policy_(std::move(policy)),
       observer_(observer),
       math_(math),
-      time_(layout.worker_hosts.size(), sim.now(), observer) {
+      time_(layout.worker_hosts.size(), sim.now(), observer),
+      runner_(sim, layout.worker_hosts.size(), static_cast<compute::ComputeRunner::Listener&>(*this)) {
   const std::size_t n = layout.worker_hosts.size(), s = layout.shards.size();
   const std::size_t parts = s + (layout.all_reduced ? 1 : 0);
   if (n == 0 || parts == 0) throw std::invalid_argument("a training protocol needs workers and parameters");
@@ -36,9 +37,13 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
     worker.host = layout.worker_hosts[w];
     worker.held.assign(parts, -1);
     worker.used.assign(parts, -1);
+    worker.held_incarnation.assign(parts, 0);
+    worker.used_incarnation.assign(parts, 0);
     if (math_.store) worker.held_slices.assign(parts, nullptr);
     all_workers_.push_back(w);
   }
+  live_workers_ = all_workers_;
+  members_ = static_cast<std::int64_t>(n);
   const auto sized = [&](const std::vector<double>& v, const char* what) {
     if (!v.empty() && v.size() != s) throw std::invalid_argument(fmt::format("{} needs one size per shard", what));
   };
@@ -57,10 +62,15 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
     total_params_ += static_cast<double>(shard.params);
   }
   versions_.assign(parts, 0);
+  counted_clock_.assign(parts, -1);
   if (const auto& ar = layout.all_reduced) {
     all_reduce_.emplace();
     all_reduce_->part = s;
     all_reduce_->elements = ar->part.params;
+    all_reduce_->ranks = all_workers_;
+    all_reduce_->spec = *ar;
+    all_reduce_->contributed.assign(n, -1);
+    for (std::size_t w = 0; w < n; ++w) all_reduce_->rank_of.push_back(static_cast<std::int64_t>(w));
     all_reduce_->collective = std::make_unique<collective::Collective>(
         sim, transport, layout.worker_hosts, collective::make_algorithm(ar->algorithm, n, ar->racks),
         ar->part.params, ar->chunk_bytes, static_cast<collective::Collective::Listener&>(*this));
@@ -72,8 +82,12 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
 PsProtocol::~PsProtocol() = default;
 
 std::uint64_t PsProtocol::new_message(Message m) {
-  const MessageHead head{static_cast<std::uint32_t>(m.worker), static_cast<std::uint32_t>(m.shard), m.kind, m.version,
-                         m.clock};
+  const MessageHead head{.worker = static_cast<std::uint32_t>(m.worker),
+                         .shard = static_cast<std::uint32_t>(m.shard),
+                         .kind = m.kind,
+                         .incarnation = 0,
+                         .version = m.version,
+                         .clock = m.clock};
   std::size_t i;
   if (!free_messages_.empty()) {
     i = free_messages_.back();
@@ -91,12 +105,14 @@ std::uint64_t PsProtocol::new_message(Message m) {
 void PsProtocol::start() {
   for (auto& shard : shards_) {
     const training::SliceRef initial = math_.store ? math_.store->current(shard.index) : nullptr;
+    shard.checkpoint_slice = initial;  // a crash before any checkpoint goes back to the start
     for (std::size_t w = 0; w < workers_.size(); ++w) send_slice(shard, w, initial, shard.bytes);
   }
   if (all_reduce_) {  // every replica starts at version 0
     const std::size_t p = all_reduce_->part;
     for (auto& w : workers_) receive_part(w, p, 0, math_.store ? math_.store->current(p) : nullptr);
   }
+  if (config_.checkpoint_every) schedule_checkpoint();
 }
 
 std::int64_t PsProtocol::least_updates() const { return *std::min_element(versions_.begin(), versions_.end()); }
@@ -119,21 +135,52 @@ void PsProtocol::on_delivered(std::uint64_t tag) {
     m.gradient = std::move(refs.gradient);
     m.computed_on = std::move(refs.computed_on);
   }
+  const std::uint16_t incarnation = head.incarnation;
   free_messages_.push_back(static_cast<std::uint32_t>(tag));
   if (m.kind == Message::Kind::Push) {
+    Shard& s = shards_[static_cast<std::size_t>(m.shard)];
+    if (incarnation != s.incarnation) {  // computed on a state the shard lost in a crash
+      Worker& w = workers_[static_cast<std::size_t>(m.worker)];
+      --activity(w).pushes_in_flight;
+      update_time(w);
+      ++failures_.lost_gradients;
+      ++totals_.gradients_dropped;
+      if (s.index == 0) ++totals_.worker_gradients_dropped;
+      policy_->on_lost_push(s, m);
+      return;
+    }
     receive_push(m);
     return;
   }
   Worker& w = workers_[static_cast<std::size_t>(m.worker)];
   --activity(w).pulls_in_flight;
-  receive_part(w, static_cast<std::size_t>(m.shard), m.version, std::move(m.slice));
+  const auto p = static_cast<std::size_t>(m.shard);
+  if (m.version > w.held[p] || incarnation != w.held_incarnation[p]) w.held_incarnation[p] = incarnation;
+  receive_part(w, p, m.version, std::move(m.slice));
+}
+
+// The transport dropped a message (a failed host): it counts as delivered nowhere.
+void PsProtocol::on_cancelled(std::uint64_t tag) {
+  const MessageHead head = messages_[tag];
+  if (math_.store) message_refs_[tag] = {};
+  free_messages_.push_back(static_cast<std::uint32_t>(tag));
+  Worker& w = workers_[head.worker];
+  if (head.kind == Message::Kind::Push) {
+    --activity(w).pushes_in_flight;
+    ++failures_.lost_gradients;
+  } else {
+    --activity(w).pulls_in_flight;
+  }
+  update_time(w);
 }
 
 void PsProtocol::send_slice(Shard& s, std::size_t worker, training::SliceRef slice, double bytes) {
   Worker& w = workers_[worker];
+  if (!w.up) return;  // nobody to receive it
   const auto tag = new_message({Message::Kind::Pull, static_cast<std::int64_t>(worker),
                                 static_cast<std::int64_t>(s.index), versions_[s.index], 0, std::move(slice), nullptr,
                                 nullptr});
+  messages_[tag].incarnation = s.incarnation;
   ++activity(w).pulls_in_flight;
   update_time(w);
   totals_.pull_bytes += bytes;
@@ -161,14 +208,22 @@ void PsProtocol::receive_part(Worker& w, std::size_t part, std::int64_t version,
     if (math_.store) w.held_slices[part] = std::move(slice);
   }
   update_time(w);
+  // protocol.abandon_stale: every part moved on since the computation under way started
+  // (the round it computes for has closed): give it up and start on the new slices.
+  if (config_.abandon_stale && activity(w).computing && w.ready >= static_cast<std::int64_t>(parts())) {
+    abandon_compute(w);
+    report_event("abandon", worker_name(w.index), std::numeric_limits<double>::quiet_NaN());
+  }
   try_start(w);
 }
 
 // ---- computing -------------------------------------------------------------------------------
 
 void PsProtocol::try_start(Worker& w) {
-  if (activity(w).computing || finished_ || w.ready < static_cast<std::int64_t>(parts())) return;
+  if (activity(w).computing || finished_ || !w.up || w.ready < static_cast<std::int64_t>(parts())) return;
   w.used = w.held;
+  w.used_incarnation = w.held_incarnation;
+  w.compute_started = sim_.now();
   activity(w).computing = true;
   if (observer_) observer_->on_compute_start(static_cast<std::int64_t>(w.index), w.iteration);
   if (math_.gradients) {
@@ -181,10 +236,8 @@ void PsProtocol::try_start(Worker& w) {
   ++w.iteration;
   w.ready = policy_->ready_after_start(w);
   update_time(w);
-  Worker* p = &w;
   const double codec = (config_.push_codec_seconds + config_.pull_codec_seconds) * total_params_;
-  sim_.schedule_after(compute_.next_duration(w.index, config_.flops_per_iteration) + seconds_to_ns(codec),
-                      [p] { p->protocol->finish_compute(*p); });
+  runner_.start(w.index, compute_.next_duration(w.index, config_.flops_per_iteration) + seconds_to_ns(codec));
 }
 
 void PsProtocol::finish_compute(Worker& w) {
@@ -194,11 +247,16 @@ void PsProtocol::finish_compute(Worker& w) {
   const std::vector<training::GradientRef> parts =
       math_.gradients ? math_.gradients->get(w.ticket) : std::vector<training::GradientRef>{};
   for (auto& s : shards_) {
+    if (!s.up) {  // nobody to receive it
+      ++failures_.lost_gradients;
+      continue;
+    }
     const training::GradientRef gradient = parts.empty() ? nullptr : parts[s.index];
     const training::SliceRef computed_on = w.used_slices.empty() ? nullptr : w.used_slices[s.index];
     const auto tag = new_message({Message::Kind::Push, static_cast<std::int64_t>(w.index),
                                   static_cast<std::int64_t>(s.index), w.used[s.index], clock, nullptr, gradient,
                                   computed_on});
+    messages_[tag].incarnation = w.used_incarnation[s.index];
     ++activity(w).pushes_in_flight;
     const double bytes = gradient && gradient->wire_bytes ? *gradient->wire_bytes : s.push_bytes;
     totals_.push_bytes += bytes;
@@ -227,6 +285,10 @@ void PsProtocol::note_loss(const training::GradientRef& g) {
 }
 
 void PsProtocol::begin_apply(Shard& s) {
+  if (s.checkpointing) {  // its time goes to the checkpoint first
+    s.apply_waiting = true;
+    return;
+  }
   s.applying = true;
   s.apply_started = sim_.now();
   // Compression work of the update: decoding its pushes, encoding the pulls it answers.
@@ -241,11 +303,12 @@ void PsProtocol::begin_apply(Shard& s) {
     return;
   }
   Shard* p = &s;
-  sim_.schedule_after(duration, [p] { p->protocol->finish_apply(*p); });
+  s.apply_event = sim_.schedule_after(duration, [p] { p->protocol->finish_apply(*p); });
 }
 
 void PsProtocol::finish_apply(Shard& s) {
   s.applying = false;
+  s.apply_event = {};
   if (observer_ && sim_.now() > s.apply_started)
     observer_->on_apply(static_cast<std::int64_t>(s.index), s.apply_started, sim_.now());
   protocol::UpdateRecord u;
@@ -255,6 +318,7 @@ void PsProtocol::finish_apply(Shard& s) {
   const std::int64_t samples = policy_->apply(s, u);
   updated(s.index, u, samples);
   policy_->after_update(s);
+  if (s.checkpoint_due && !s.applying) begin_checkpoint(s);
 }
 
 void PsProtocol::updated(std::size_t part, protocol::UpdateRecord& u, std::int64_t samples) {
@@ -274,6 +338,14 @@ void PsProtocol::record_staleness(std::int64_t tau) {
   auto& h = totals_.staleness_histogram;
   if (h.size() <= static_cast<std::size_t>(tau)) h.resize(static_cast<std::size_t>(tau) + 1, 0);
   ++h[static_cast<std::size_t>(tau)];
+}
+
+// A part restored from a checkpoint applies again clocks it had counted: a round is
+// counted once, when its last part first applies it.
+void PsProtocol::clock_applied(std::size_t part, std::int64_t clock, std::int64_t dropped) {
+  if (clock <= counted_clock_[part]) return;
+  counted_clock_[part] = clock;
+  clock_applied(clock, dropped);
 }
 
 void PsProtocol::clock_applied(std::int64_t clock, std::int64_t dropped) {
@@ -309,14 +381,19 @@ void PsProtocol::contribute(Worker& w, std::int64_t clock, const training::Gradi
     a.rounds[slot].samples += gradient->samples;
     note_loss(gradient);
   }
-  a.collective->contribute(w.index);
+  a.contributed[w.index] = clock;
+  // A worker outside the ring (it rejoined while a rebuild waits) hands its input in when
+  // the ring is rebuilt with it.
+  if (a.rank_of[w.index] >= 0) a.collective->contribute(static_cast<std::size_t>(a.rank_of[w.index]));
 }
 
-void PsProtocol::on_done(std::size_t rank, std::int64_t round) {
+void PsProtocol::on_done(std::size_t rank, std::int64_t ring_round) {
   AllReduce& a = *all_reduce_;
   const std::size_t p = a.part;
+  const std::int64_t round = ring_round + a.round_offset;
+  const std::size_t worker = a.ranks[rank];
   AllReduce::Round& r = a.rounds.at(static_cast<std::size_t>(round - a.first_open));
-  const auto n = static_cast<std::int64_t>(workers_.size());
+  const auto n = static_cast<std::int64_t>(a.ranks.size());
   // The first worker to hold the result: every gradient of the round is in; the replica
   // moves to the new version now, for it to compute on.
   if (r.done == 0 && math_.store) r.result = math_.store->apply_average(p, round, n);
@@ -330,16 +407,16 @@ void PsProtocol::on_done(std::size_t rank, std::int64_t round) {
     const std::int64_t samples = r.samples;
     ++versions_[p];
     updated(p, u, samples);
-    clock_applied(round, 0);
+    clock_applied(p, round, 0);
     a.rounds.pop_front();
     ++a.first_open;
   }
-  receive_part(workers_[rank], p, round + 1, std::move(result));
+  receive_part(workers_[worker], p, round + 1, std::move(result));
 }
 
 void PsProtocol::on_message(std::size_t from, std::size_t to, collective::Phase phase, double bytes, bool sent) {
   const bool reduce = phase == collective::Phase::Reduce;
-  Worker& w = workers_[reduce ? from : to];
+  Worker& w = workers_[all_reduce_->ranks[reduce ? from : to]];
   auto& a = activity(w);
   (reduce ? a.pushes_in_flight : a.pulls_in_flight) += sent ? 1 : -1;
   if (sent) (reduce ? totals_.push_bytes : totals_.pull_bytes) += bytes;
@@ -349,8 +426,8 @@ void PsProtocol::on_message(std::size_t from, std::size_t to, collective::Phase 
 void PsProtocol::on_step(std::size_t rank, std::int64_t round, std::size_t step, collective::Phase phase,
                          TimeNs start, TimeNs end) {
   if (observer_)
-    observer_->on_collective_step(static_cast<std::int64_t>(rank), round, static_cast<std::int64_t>(step), phase,
-                                  start, end);
+    observer_->on_collective_step(static_cast<std::int64_t>(all_reduce_->ranks[rank]), round + all_reduce_->round_offset,
+                                  static_cast<std::int64_t>(step), phase, start, end);
 }
 
 }  // namespace pssim::ps

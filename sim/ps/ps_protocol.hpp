@@ -27,17 +27,36 @@
 //
 // Time split (WorkerTimeSplit): computing; pushing = gradient parts in flight, or
 // messages the worker sent in the reduce steps of a collective; pulling = slices in
-// flight to it, or messages to it in the gather steps; else blocked.
+// flight to it, or messages to it in the gather steps; else blocked (down: host failed).
+//
+// Failures (ps_dynamics.cpp; the transport cancels a failed host's messages first):
+//   worker down  its computation is cancelled (never delivered late); nothing is sent to
+//                it; after PsConfig::failure_timeout (detection) barriers stop counting
+//                it: sync needs max(1, members - backup_workers) gradients, SSP a clock's
+//                gradients from every member; async never waited. All-reduce rebuilds its
+//                ring over the live workers and runs the open round again.
+//   worker up    it holds nothing: every shard sends it its current slice whole, it
+//                computes on them and is a member again (all-reduce: the ring is rebuilt).
+//   server down  each shard on the host loses its state since its last checkpoint (the
+//                updates lost are counted); messages to it are not sent.
+//   server up    after reading its checkpoint (bytes / checkpoint bandwidth), a shard is
+//                at the checkpoint's version, with a new incarnation: gradients computed
+//                on the lost state are dropped; it sends its slice to every live worker.
+//   checkpoint   every PsConfig::checkpoint_every, each shard writes its slice
+//                (bytes / bandwidth of its time: updates wait; one due while it applies
+//                waits for the apply).
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/collective/collective.hpp"
 #include "sim/compute/compute_model.hpp"
+#include "sim/compute/compute_runner.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/net/transport.hpp"
 #include "sim/protocol/observer.hpp"
@@ -65,6 +84,11 @@ struct PsConfig {
   /// x messages it sends) x its parameters.
   double push_codec_seconds = 0, pull_codec_seconds = 0;
   bool has_rounds = true;  ///< reported by has_rounds() (the scheme registry's flag)
+  // Dynamics.
+  TimeNs failure_timeout = 0;              ///< from a worker's crash until barriers stop waiting for it
+  std::optional<TimeNs> checkpoint_every;  ///< none: no checkpoints (a crash restarts from version 0)
+  double checkpoint_bandwidth = 0;         ///< bytes/s of writing and reading a checkpoint; 0: instant
+  bool abandon_stale = false;  ///< sync: a worker whose every part moved on abandons its computation
 };
 
 /// The part all workers replicate and all-reduce (allreduce and hybrid).
@@ -90,7 +114,8 @@ struct PsMath {
 
 class PsProtocol final : public protocol::TrainingProtocol,
                          private net::MessageSink,
-                         private collective::Collective::Listener {
+                         private collective::Collective::Listener,
+                         private compute::ComputeRunner::Listener {
  public:
   PsProtocol(Simulator& sim, net::Transport& transport, compute::ComputeModel& compute, PsConfig config,
              PsLayout layout, std::unique_ptr<SchemePolicy> policy, protocol::Observer* observer = nullptr,
@@ -111,6 +136,14 @@ class PsProtocol final : public protocol::TrainingProtocol,
   std::vector<training::SliceRef> current_parameters() const override;
   std::size_t shards() const override { return shards_.size(); }
   bool has_rounds() const override { return config_.has_rounds; }
+  void worker_down(std::size_t w) override;
+  void worker_up(std::size_t w) override;
+  void server_down(net::NodeId host) override;
+  void server_up(net::NodeId host) override;
+  void set_worker_speed(std::size_t w, double factor) override { runner_.set_factor(w, factor); }
+  const protocol::FailureTotals& failure_totals() const override { return failures_; }
+  bool no_live_workers() const override { return live_workers_.empty(); }
+  std::size_t timers_pending() const override { return config_.checkpoint_every ? 1 : 0; }
 
   std::size_t parts() const { return versions_.size(); }
   std::int64_t part_version(std::size_t p) const { return versions_[p]; }
@@ -129,6 +162,12 @@ class PsProtocol final : public protocol::TrainingProtocol,
     std::uint64_t ticket = 0;        // math: the gradient being computed
     std::int64_t ready = 0;          // parts whose slice allows the next computation
     std::int64_t iteration = 0;      // computations started
+    bool up = true;                  // its host is up
+    bool member = true;              // counted in barriers (up, or down for less than failure_timeout)
+    std::uint32_t crashes = 0;
+    TimeNs down_since = 0;           // its last crash
+    std::vector<std::uint16_t> held_incarnation, used_incarnation;  // per part: the shard's incarnation
+    TimeNs compute_started = 0;
   };
   struct Shard {
     PsProtocol* protocol = nullptr;
@@ -139,6 +178,17 @@ class PsProtocol final : public protocol::TrainingProtocol,
     std::int64_t params = 0;
     bool applying = false;
     TimeNs apply_started = 0;
+    // Dynamics.
+    bool up = true;
+    EventId apply_event, checkpoint_event;  // pending ends of an apply / a checkpoint write or read
+    bool checkpointing = false;      // writing (or reading back) its checkpoint: no update starts
+    bool apply_waiting = false;      // an update is due once the checkpoint is written
+    bool checkpoint_due = false;     // a checkpoint is due once the update is applied
+    std::uint16_t incarnation = 0;   // restores so far: versions of a lost state are not this one's
+    std::int64_t checkpoint_version = 0;       // the last checkpoint written (0: the initial parameters)
+    training::SliceRef checkpoint_slice;       // math: its parameters
+    std::int64_t writing_version = 0;          // the checkpoint being written
+    training::SliceRef writing_slice;
   };
   struct Message {
     enum class Kind : std::uint8_t { Pull, Push } kind = Kind::Pull;
@@ -155,6 +205,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
   struct MessageHead {
     std::uint32_t worker = 0, shard = 0;
     Message::Kind kind = Message::Kind::Pull;
+    std::uint16_t incarnation = 0;  // of the shard's version (in the head's padding: still 32 bytes)
     std::int64_t version = 0, clock = 0;
   };
   struct MessageRefs {
@@ -177,10 +228,20 @@ class PsProtocol final : public protocol::TrainingProtocol,
     };
     std::deque<Round> rounds;
     std::int64_t first_open = 0;
+    // Dynamics: the ring runs over `ranks` (workers, in order); its round 0 is round
+    // `round_offset` of the protocol (it was rebuilt then).
+    std::vector<std::size_t> ranks;
+    std::vector<std::int64_t> rank_of;   // per worker: its rank, or -1
+    std::int64_t round_offset = 0;
+    std::vector<std::int64_t> contributed;  // per worker: last round it contributed to
+    AllReducedPart spec;                    // to rebuild the ring
   };
 
   // net::MessageSink
   void on_delivered(std::uint64_t tag) override;
+  void on_cancelled(std::uint64_t tag) override;
+  // compute::ComputeRunner::Listener
+  void on_computed(std::size_t w) override { finish_compute(workers_[w]); }
   // collective::Collective::Listener
   void on_done(std::size_t rank, std::int64_t round) override;
   void on_message(std::size_t from, std::size_t to, collective::Phase phase, double bytes, bool sent) override;
@@ -207,6 +268,24 @@ class PsProtocol final : public protocol::TrainingProtocol,
   void record_staleness(std::int64_t tau);
   void note_loss(const training::GradientRef& g);
   void clock_applied(std::int64_t clock, std::int64_t dropped);
+  void clock_applied(std::size_t part, std::int64_t clock, std::int64_t dropped);
+
+  // ---- dynamics (ps_dynamics.cpp)
+  void report_event(const char* kind, std::string target, double value, std::string note = {});
+  std::string worker_name(std::size_t w) const;
+  /// Drops w's running computation (crash, abandon); counts the time it had run.
+  void abandon_compute(Worker& w);
+  void detect_failure(Worker& w);
+  void update_members();
+  void rebuild_ring();
+  void schedule_checkpoint();
+  void begin_checkpoint(Shard& s);
+  void finish_checkpoint(Shard& s);
+  void restore_shard(Shard& s);
+  /// Part p's slice went back to an earlier state: what workers hold of it no longer counts.
+  void forget_part(Worker& w, std::size_t p);
+  std::int64_t members() const { return members_; }
+  const std::vector<std::size_t>& live_workers() const { return live_workers_; }
 
   Simulator& sim_;
   net::Transport& transport_;
@@ -220,7 +299,12 @@ class PsProtocol final : public protocol::TrainingProtocol,
   std::vector<Shard> shards_;
   std::optional<AllReduce> all_reduce_;
   std::vector<std::int64_t> versions_;        // per part
+  std::vector<std::int64_t> counted_clock_;   // per part: the last clock it counted toward rounds
   std::vector<std::size_t> all_workers_;      // 0 .. N-1
+  std::vector<std::size_t> live_workers_;     // workers whose host is up, in order
+  std::int64_t members_ = 0;                  // workers counted in barriers
+  compute::ComputeRunner runner_;
+  protocol::FailureTotals failures_;
   double total_params_ = 0;
   std::vector<MessageHead> messages_;
   std::vector<MessageRefs> message_refs_;  // math only: same index as messages_

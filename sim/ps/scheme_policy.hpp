@@ -50,6 +50,16 @@ class SchemePolicy {
   /// After an update has been recorded: answer workers, start what is due.
   virtual void after_update(Shard& s) = 0;
 
+  // ---- dynamics
+  /// The barrier's membership changed (a failure detected, a worker back): shard s may
+  /// now have what its update needs. Default: nothing waits for members.
+  virtual void members_changed(Shard& /*s*/) {}
+  /// A push reached shard s computed on a state it lost (a crash since): it is dropped.
+  /// Default: nothing more (the shard answers every worker after its updates).
+  virtual void on_lost_push(Shard& /*s*/, const Message& /*m*/) {}
+  /// Shard s went back to its checkpoint: what it collected for later clocks is void.
+  virtual void restored(Shard& s) = 0;
+
  protected:
   /// Per-shard state is sized here.
   virtual void attached(std::size_t shards, std::size_t workers) = 0;
@@ -60,7 +70,10 @@ class SchemePolicy {
   std::int64_t version(const Shard& s) const { return protocol_->versions_[s.index]; }
   void next_version(const Shard& s) { ++protocol_->versions_[s.index]; }
   training::ParameterStore* store() const { return protocol_->math_.store; }
-  const std::vector<std::size_t>& all_workers() const { return protocol_->all_workers_; }
+  /// The workers whose host is up (all of them without failures): whom a shard answers.
+  const std::vector<std::size_t>& live_workers() const { return protocol_->live_workers_; }
+  /// Workers counted in barriers: up, or down for less than the failure timeout.
+  std::int64_t members() const { return protocol_->members_; }
   void report(const protocol::GradientRecord& g) const {
     if (protocol_->observer_) protocol_->observer_->on_gradient(g);
   }
@@ -72,7 +85,9 @@ class SchemePolicy {
   }
   void begin_apply(Shard& s) { protocol_->begin_apply(s); }
   void send_pulls(Shard& s, const std::vector<std::size_t>& to) { protocol_->send_pulls(s, to); }
-  void clock_applied(std::int64_t clock, std::int64_t dropped) { protocol_->clock_applied(clock, dropped); }
+  void clock_applied(const Shard& s, std::int64_t clock, std::int64_t dropped) {
+    protocol_->clock_applied(s.index, clock, dropped);
+  }
 
  private:
   PsProtocol* protocol_ = nullptr;

@@ -19,6 +19,7 @@
 #include "models/optim/optimizer.hpp"
 #include "sim/core/time.hpp"
 #include "sim/protocol/protocol_config.hpp"
+#include "sim/scenario/scenario_error.hpp"
 
 namespace pssim::scenario {
 
@@ -83,7 +84,7 @@ struct TrainingConfig {
 };
 
 struct SpeedConfig {
-  enum class Dist { Constant, List, Uniform, Lognormal, Stragglers, TransientStragglers } dist = Dist::Constant;
+  enum class Dist { Constant, List, Uniform, Lognormal, Stragglers, TransientStragglers, Markov } dist = Dist::Constant;
   double factor = 1.0;          ///< Constant
   std::vector<double> factors;  ///< List: one per worker
   double min = 1.0, max = 1.0;  ///< Uniform
@@ -91,6 +92,14 @@ struct SpeedConfig {
   double fraction = 0.0;        ///< Stragglers: share of workers that are slow
   double slowdown = 1.0;        ///< Stragglers / TransientStragglers: a slow worker takes slowdown x longer
   double probability = 0.0;     ///< TransientStragglers: chance per worker per iteration
+  TimeNs mean_slow = 0, mean_normal = 0;  ///< Markov: mean sojourns (exponential) in each state
+};
+
+/// Per-iteration noise on a worker's compute time.
+struct NoiseConfig {
+  enum class Dist { Lognormal, ShiftedExponential } dist = Dist::Lognormal;
+  double sigma = 0.0;             ///< Lognormal: speed x exp(N(0, sigma^2))
+  double shift = 1.0, mean = 0.0;  ///< ShiftedExponential: time x (shift + Exp(mean))
 };
 
 struct WorkersConfig {
@@ -98,6 +107,13 @@ struct WorkersConfig {
   double throughput_flops = 1e13;  ///< FLOP/s at speed factor 1
   SpeedConfig speed;
   double noise_sigma = 0.0;  ///< per-iteration lognormal noise on the speed, median 1
+  NoiseConfig noise;
+};
+
+/// cluster.servers.checkpoint: each shard writes its slice every `every`.
+struct CheckpointConfig {
+  TimeNs every = 0;
+  std::optional<double> bandwidth;  ///< bytes/s of writing (and reading back); none: instant
 };
 
 struct ServersConfig {
@@ -107,6 +123,7 @@ struct ServersConfig {
   std::int64_t shards = 1;  ///< parameter shards
   std::optional<double> apply_bandwidth;  ///< bytes of its slice a shard applies per second; none = free
   bool sparse_embeddings = false;  ///< embedding rows travel sparse (only those a batch reads)
+  std::optional<CheckpointConfig> checkpoint;
 };
 
 struct ClusterConfig {
@@ -172,6 +189,35 @@ struct OutputConfig {
   bool trace = false;                                ///< write trace.json
 };
 
+/// One entry of the event timeline (`events:` or a line of `events_file:`).
+struct EventSpec {
+  enum class Kind { WorkerCrash, WorkerRecover, ServerCrash, ServerRecover, Link, WorkerSpeed } kind = Kind::WorkerCrash;
+  std::string target;                   ///< worker-<i>, server-<j>; link: a host (its NIC) or "a--b"
+  TimeNs at = 0;                        ///< the time (recurring and Poisson: the first possible)
+  std::optional<TimeNs> every;          ///< recurring: period
+  std::optional<double> rate;           ///< Poisson: events per second
+  std::optional<TimeNs> until;          ///< recurring and Poisson: none after this
+  std::optional<TimeNs> recover_after;  ///< crashes: the host comes back this long after
+  std::optional<double> bandwidth;      ///< link: bytes/s both ways (0: failed)
+  std::optional<TimeNs> latency;        ///< link: one-way latency
+  double factor = 1.0;                  ///< worker_speed: times the usual speed
+  SourceLocation where;                 ///< the file and line it was written at
+  bool recurring() const { return every || rate; }
+};
+const char* to_string(EventSpec::Kind kind);
+
+/// Protocol semantics under failures.
+struct DynamicsConfig {
+  std::vector<EventSpec> events;  ///< `events:` then `events_file:`, in that order
+  TimeNs failure_timeout = 0;     ///< protocol.failure_timeout
+  bool abandon_stale = false;     ///< protocol.abandon_stale
+  bool any() const { return !events.empty(); }
+};
+
+struct Scenario;
+/// The run plays a timeline (events, or Markov stragglers): it reports what failures cost.
+bool has_dynamics(const Scenario& s);
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -184,6 +230,11 @@ struct Scenario {
   ProtocolConfig protocol;
   CompressionConfig compression;
   OutputConfig output;
+  DynamicsConfig dynamics;
 };
+
+inline bool has_dynamics(const Scenario& s) {
+  return s.dynamics.any() || s.cluster.workers.speed.dist == SpeedConfig::Dist::Markov;
+}
 
 }  // namespace pssim::scenario

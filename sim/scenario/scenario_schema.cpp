@@ -268,7 +268,15 @@ SchemaPtr speed_schema() {
          required("slowdown", scalar(VT::Real, 1, 1e6), "A slow worker takes this many times longer.")}},
        {"transient-stragglers", "Any worker may be slow in any iteration.",
         {required("probability", scalar(VT::Ratio, 0, 1), "Chance that a worker is slow in an iteration."),
-         required("slowdown", scalar(VT::Real, 1, 1e6), "A slow iteration takes this many times longer.")}}});
+         required("slowdown", scalar(VT::Real, 1, 1e6), "A slow iteration takes this many times longer.")}},
+       {"markov",
+        "A two-state on/off straggler per worker: normal, then slow (`slowdown` times slower), for exponential "
+        "times of means `mean_normal` and `mean_slow`, each worker from its own random stream, starting in its "
+        "stationary state (slow with probability mean_slow / (mean_slow + mean_normal)). A state change applies "
+        "at once, to the rest of an iteration under way too.",
+        {required("slowdown", scalar(VT::Real, 1, 1e6), "A slow worker takes this many times longer."),
+         required("mean_slow", scalar_above(VT::Duration, 0, 1e9), "Mean time in the slow state."),
+         required("mean_normal", scalar_above(VT::Duration, 0, 1e9), "Mean time in the normal state.")}}});
 }
 
 SchemaPtr workers_schema() {
@@ -280,7 +288,16 @@ SchemaPtr workers_schema() {
        section("noise",
                map_of({optional("sigma", scalar(VT::Real, 0, 10), "0",
                                 "Per-iteration noise: each iteration's speed is multiplied by exp(N(0, "
-                                "sigma^2)). 0: no noise.")}),
+                                "sigma^2)). 0: no noise."),
+                       omittable("dist", enumeration({"lognormal", "shifted-exponential"}),
+                                 "`lognormal` (with `sigma`) or `shifted-exponential` (with `shift` and `mean`): "
+                                 "each iteration's compute time is multiplied by shift + Exp(mean), the straggler "
+                                 "model of the coded-computation and K-sync literature (with shift 0, a sync round "
+                                 "of N workers takes mean x H_N times the FLOP time on average). Absent: lognormal."),
+                       omittable("shift", scalar(VT::Real, 0, 1e6),
+                                 "shifted-exponential: the deterministic part (absent: 1)."),
+                       omittable("mean", scalar(VT::Real, 0, 1e6),
+                                 "shifted-exponential: the mean of the exponential part (absent: 0).")}),
                "Iteration-to-iteration variation of each worker's speed.")});
 }
 
@@ -306,7 +323,61 @@ SchemaPtr servers_schema() {
                 "reads and pushes only their gradients (row ids + values; lstm-lm with model.math true; sync and "
                  "async). The math is unchanged (a worker computes with the rows it reads); only the bytes, and so "
                  "the timing, change: sync training gives the same parameters as with dense messages. Absent: "
-                 "false. Always on with `protocol.mode: hybrid`.")});
+                 "false. Always on with `protocol.mode: hybrid`."),
+       omittable("checkpoint",
+                 map_of({required("every", scalar(VT::Duration, 1e-3, 1e9),
+                                   "Each shard writes a checkpoint of its slice this often."),
+                         omittable("bandwidth", scalar_above(VT::Bandwidth, 0),
+                                   "Writing takes the slice's bytes / bandwidth of the shard's time (an update due "
+                                   "then waits); a restore after a server crash reads it back as long. Absent: "
+                                   "instant.")}),
+                 "Checkpoints of the parameter shards: a server crash rolls its shards back to their last "
+                 "checkpoint (the updates since are lost and counted). Absent: no checkpoints (a crash rolls back "
+                 "to the initial parameters).")});
+}
+
+SchemaPtr event_schema() {
+  const auto target = [](const char* doc) { return required("target", scalar(VT::Name), doc); };
+  const auto recover = [] {
+    return omittable("recover_after", scalar_above(VT::Duration, 0, 1e9),
+                     "The host comes back this long after the crash. Absent: only a recover event brings it back.");
+  };
+  return variant(
+      "kind", "What happens.", std::nullopt,
+      {{"worker_crash",
+        "A worker's host fails: its computation and its messages in flight are cancelled (never delivered late). "
+        "Async goes on without it; sync and SSP barriers stop counting it after protocol.failure_timeout; "
+        "all-reduce rebuilds its ring without it then.",
+        {target("`worker-<i>`."), recover()}},
+       {"worker_recover", "A worker's host comes back: it pulls the current parameters and goes on.",
+        {target("`worker-<i>`.")}},
+       {"server_crash",
+        "A server host fails: the shards on it lose their state since their last checkpoint "
+        "(cluster.servers.checkpoint); on recovery they read it back and training goes on from there.",
+        {target("`server-<j>`."), recover()}},
+       {"server_recover", "A server host comes back (its shards read their checkpoints).", {target("`server-<j>`.")}},
+       {"link",
+        "A link changes: its capacity (both directions) at once for every flow crossing it, its latency for "
+        "messages sent from then on.",
+        {target("A host (`worker-3`, `server-0`: its NIC link) or a link between two nodes, `a--b` "
+                "(`tor-0--core` in a two-tier network)."),
+         omittable("bandwidth", scalar(VT::Bandwidth, 0),
+                   "New capacity in each direction; `0` is a failure: the flows crossing it stall until it "
+                   "comes back."),
+         omittable("latency", scalar(VT::Duration, 0, 10), "New one-way latency.")}},
+       {"worker_speed",
+        "A worker computes at `factor` times its usual speed from now on (the rest of an iteration under way "
+        "too).",
+        {target("`worker-<i>`."),
+         required("factor", scalar_above(VT::Real, 0, 1e6), "Speed factor (0.25: four times slower).")}}},
+      {omittable("at", scalar(VT::Duration, 0, 1e9),
+                 "Simulated time of the event (recurring, Poisson: the first possible time). Absent: 0 for `rate`, "
+                 "`every` for `every`."),
+       omittable("every", scalar(VT::Duration, 1e-3, 1e9), "A recurring event: this often (at least 1 ms)."),
+       omittable("rate", scalar_above(VT::Real, 0, 1000),
+                 "Poisson-random events: this many per second on average (at most 1000), drawn from their own random stream "
+                 "(one per entry of the list)."),
+       omittable("until", scalar(VT::Duration, 0, 1e9), "Recurring and Poisson events: none after this time.")});
 }
 
 SchemaPtr cluster_schema() {
@@ -459,6 +530,18 @@ SchemaPtr build() {
               "Message compression per direction. Message sizes are those of the real encodings "
               "(values, indices, scales, headers); with model.math the receiver decodes the real bytes."),
       section("output", output_schema(), "What is recorded besides the standard outputs."),
+      omittable("events", list_of(event_schema(), 1, 100'000),
+                "A timeline of what happens to the cluster: crashes and recoveries of workers and servers, links "
+                "that change or fail, workers that slow down. Each entry has a time (`at`, or `every` for a "
+                "recurring event, or `rate` for Poisson-random ones), a `kind` and a `target`. What happened is "
+                "written to events.csv."),
+      omittable("events_file", scalar(VT::Path),
+                "The same events from a CSV trace (e.g. taken from a real cluster), relative to the working "
+                "directory: a header `time,kind,target,value` (an optional `latency` column after `value` is "
+                "read too), then one event per line, times in non-decreasing order. time: seconds or a "
+                "duration (`12.5s`); value: worker_crash and server_crash: recover_after (seconds or a duration; "
+                "empty: none); link: the bandwidth (`500Mbps`, `0`); worker_speed: the factor; recoveries: "
+                "empty."),
   });
 }
 

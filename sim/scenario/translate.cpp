@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/scenario/events.hpp"
 #include "sim/scenario/validate.hpp"
 #include "sim/schemes/registry.hpp"
 
@@ -303,8 +304,79 @@ SpeedConfig read_speed(const ConfigNode& node, std::int64_t workers) {
     s.dist = SpeedConfig::Dist::TransientStragglers;
     s.probability = as_real(node.at("probability"));
     s.slowdown = as_real(node.at("slowdown"));
+  } else if (dist == "markov") {
+    s.dist = SpeedConfig::Dist::Markov;
+    s.slowdown = as_real(node.at("slowdown"));
+    s.mean_slow = as_duration(node.at("mean_slow"));
+    s.mean_normal = as_duration(node.at("mean_normal"));
   }
   return s;
+}
+
+// The old form {sigma} is lognormal; `dist` chooses, and each takes only its own keys.
+NoiseConfig read_noise(const ConfigNode& node) {
+  NoiseConfig n;
+  n.sigma = as_real(node.at("sigma"));
+  const ConfigNode* dist = node.find("dist");
+  const bool exponential = dist && as_text(*dist) == "shifted-exponential";
+  for (const char* key : {"shift", "mean"})
+    if (const ConfigNode* k = node.find(key); k && !exponential)
+      fail(*k, fmt::format("cluster.workers.noise.{} applies to dist: shifted-exponential", key));
+  if (!exponential) return n;
+  n.dist = NoiseConfig::Dist::ShiftedExponential;
+  if (given(node.find("sigma")) && n.sigma > 0)
+    fail(node.at("sigma"), "cluster.workers.noise.sigma is lognormal noise: with dist shifted-exponential use "
+                           "shift and mean");
+  if (const ConfigNode* k = node.find("shift")) n.shift = as_real(*k);
+  if (const ConfigNode* k = node.find("mean")) n.mean = as_real(*k);
+  if (!(n.shift + n.mean > 0)) fail(*dist, "shifted-exponential noise with shift 0 and mean 0 would take no time");
+  return n;
+}
+
+// Events and the protocol's keys for them, checked against the scenario they run in.
+DynamicsConfig read_dynamics(const ConfigNode& root, const Scenario& s) {
+  DynamicsConfig d;
+  const ConfigNode& protocol = root.at("protocol");
+  if (const ConfigNode* t = protocol.find("failure_timeout")) d.failure_timeout = as_duration(*t);
+  if (const ConfigNode* a = protocol.find("abandon_stale")) {
+    d.abandon_stale = as_bool(*a);
+    if (d.abandon_stale && s.protocol.scheme != "sync")
+      fail(*a, fmt::format("protocol.abandon_stale is for sync (a round that closed without a straggler), not {}",
+                           s.protocol.scheme));
+  }
+  const schemes::Scheme& scheme = schemes::find(s.protocol.scheme);
+  EventFacts f;
+  f.workers = s.cluster.workers.count;
+  f.scheme = s.protocol.scheme;
+  f.has_servers = scheme.layout != schemes::Layout::AllReduced;
+  const bool colocated = s.cluster.servers.placement == ServersConfig::Placement::Colocated;
+  f.servers = f.has_servers && !colocated ? s.cluster.servers.count : 0;
+  f.pull_compression = s.compression.pull.spec.kind != models::CompressorKind::none;
+  const auto& net = s.network;
+  if (net.topology == NetworkConfig::Topology::Explicit) {
+    f.nodes = net.switches;
+    f.hosts = net.worker_hosts;
+    f.hosts.insert(f.hosts.end(), net.server_hosts.begin(), net.server_hosts.end());
+  } else {
+    for (std::int64_t w = 0; w < f.workers; ++w) f.hosts.push_back(fmt::format("worker-{}", w));
+    for (std::int64_t j = 0; j < f.servers; ++j) f.hosts.push_back(fmt::format("server-{}", j));
+    if (net.topology == NetworkConfig::Topology::Star) {
+      f.nodes.push_back("switch");
+    } else {
+      f.nodes.push_back("core");
+      // Servers in a rack of their own sit under one more switch (build_topology.cpp).
+      const bool own_rack = net.server_racks == NetworkConfig::ServerRacks::OwnRack && f.servers > 0;
+      for (std::int64_t k = 0; k < net.racks + (own_rack ? 1 : 0); ++k) f.nodes.push_back(fmt::format("tor-{}", k));
+    }
+  }
+  f.nodes.insert(f.nodes.end(), f.hosts.begin(), f.hosts.end());
+  if (const ConfigNode* list = root.find("events")) d.events = read_events(*list, f);
+  if (const ConfigNode* file = root.find("events_file")) {
+    auto more = read_events_file(as_text(*file), f);
+    d.events.insert(d.events.end(), more.begin(), more.end());
+  }
+  check_timeline(d.events);
+  return d;
 }
 
 ServersConfig read_servers(ConfigNode& node, std::int64_t workers, const ModelConfig& model) {
@@ -341,6 +413,11 @@ ServersConfig read_servers(ConfigNode& node, std::int64_t workers, const ModelCo
   }
   s.apply_bandwidth = optional_bandwidth(node, "apply_bandwidth");
   if (const ConfigNode* sparse = node.find("sparse_embeddings")) s.sparse_embeddings = as_bool(*sparse);
+  if (const ConfigNode* c = node.find("checkpoint")) {
+    CheckpointConfig& cp = s.checkpoint.emplace();
+    cp.every = as_duration(c->at("every"));
+    cp.bandwidth = optional_bandwidth(*c, "bandwidth");
+  }
   return s;
 }
 
@@ -534,6 +611,7 @@ Scenario translate(ConfigNode& resolved) {
   s.cluster.workers.throughput_flops = as_flop_rate(workers.at("throughput"));
   s.cluster.workers.speed = read_speed(workers.at("speed"), s.cluster.workers.count);
   s.cluster.workers.noise_sigma = as_real(workers.at("noise").at("sigma"));
+  s.cluster.workers.noise = read_noise(workers.at("noise"));
   s.cluster.servers = read_servers(*cluster.find("servers"), s.cluster.workers.count, s.model);
 
   s.network = read_network(resolved.at("network"), s.cluster);
@@ -549,6 +627,7 @@ Scenario translate(ConfigNode& resolved) {
   s.output.trace = as_bool(resolved.at("output").at("trace"));
   if (const ConfigNode* max = resolved.at("output").find("utilization_max_values"))
     s.output.utilization_max_values = as_count(*max);
+  s.dynamics = read_dynamics(resolved, s);
   return s;
 }
 

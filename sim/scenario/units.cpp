@@ -155,6 +155,9 @@ double parse_fine_duration(std::string_view text) {
 }
 
 double parse_bandwidth(std::string_view text) {
+  // Zero needs no unit (a failed link is `bandwidth: 0`); ranges reject it where a
+  // capacity must be positive.
+  if (text == "0") return 0.0;
   return with_unit(text, "a bandwidth", "10Gbps or 1.25GB/s", bandwidth_units());
 }
 

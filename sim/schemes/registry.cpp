@@ -213,8 +213,19 @@ const Scheme& find(const std::string& name) {
 scenario::SchemaPtr protocol_schema() {
   std::vector<scenario::Alternative> alternatives;
   for (const auto& s : all()) alternatives.push_back({s.name, s.doc, s.fields});
+  // Dynamics keys, shared by every scheme; omittable, so scenarios without them resolve
+  // as before.
+  std::vector<scenario::Field> shared = {
+      scenario::omittable("failure_timeout", scenario::scalar(ValueType::Duration, 0, 1e6),
+                          "Failure detection delay: barriers (sync, SSP) and the all-reduce ring keep waiting for a "
+                          "crashed worker this long before they go on without it. Absent: 0 (at once)."),
+      scenario::omittable("abandon_stale", scenario::scalar(ValueType::Bool),
+                          "sync: a straggler abandons a computation whose round has already closed (every shard "
+                          "moved on without it) and starts on the new parameters. With backup workers and "
+                          "shifted-exponential noise of shift 0, a round then takes FLOP time x mean x (H_N - "
+                          "H_(N-K)) on average, K = N - backup_workers. Absent: false.")};
   return scenario::variant("mode", "The training scheme: how workers exchange gradients and parameters.", "sync",
-                           alternatives);
+                           alternatives, shared);
 }
 
 std::unique_ptr<protocol::TrainingProtocol> build(const Scheme& scheme, BuildContext context) {

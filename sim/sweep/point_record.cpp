@@ -66,16 +66,18 @@ std::vector<std::string> record_columns(const SweepSpec& spec) {
   c.insert(c.end(), spec.axes.begin(), spec.axes.end());
   c.push_back("status");
   c.push_back("error");
-  for (const auto& f : experiment::figure_names()) c.push_back(f);
+  for (const auto& f : experiment::figure_names(has_dynamics(spec))) c.push_back(f);
   return c;
 }
 
+bool has_dynamics(const SweepSpec& spec) { return spec.dynamics; }
+
 void write_record_row(output::CsvWriter& csv, const SweepPoint& p, const std::string& status,
-                      const std::string& error, const std::vector<experiment::Figure>& figures) {
+                      const std::string& error, const std::vector<experiment::Figure>& figures, bool dynamics) {
   csv.cell(static_cast<std::int64_t>(p.index)).cell(static_cast<std::uint64_t>(p.seed));
   for (const auto& v : p.values) csv.cell(std::string_view(v));
   csv.cell(std::string_view(status)).cell(std::string_view(error));
-  const auto names = experiment::figure_names();
+  const auto names = experiment::figure_names(dynamics);
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i < figures.size()) csv.cell(std::string_view(figures[i].value));
     else csv.empty_cell();

@@ -25,16 +25,19 @@
 namespace pssim::sweep {
 
 /// Columns of point.csv and sweep.csv: point, seed, the swept keys, status, error and the
-/// run's headline figures (experiment::figure_names()).
+/// run's headline figures (experiment::figure_names(), with the dynamics figures when a
+/// point plays a timeline: has_dynamics).
 std::vector<std::string> record_columns(const SweepSpec& spec);
+/// Some point of the sweep has events or Markov stragglers (scenario::has_dynamics).
+bool has_dynamics(const SweepSpec& spec);
 
 /// Index of the status column.
 inline std::size_t status_column(const SweepSpec& spec) { return 2 + spec.axes.size(); }
 
 /// Appends p's row with `status` ("ok", "failed", "missing"), `error` and `figures`
-/// (fewer than the figure columns: the rest are empty).
+/// (fewer than the figure columns: the rest are empty); `dynamics`: has_dynamics(spec).
 void write_record_row(output::CsvWriter& csv, const SweepPoint& p, const std::string& status,
-                      const std::string& error, const std::vector<experiment::Figure>& figures);
+                      const std::string& error, const std::vector<experiment::Figure>& figures, bool dynamics);
 
 /// The cells of p's record in `point_dir` when it is current (see above), else nullopt.
 std::optional<std::vector<std::string>> current_record(const SweepSpec& spec, const SweepPoint& p,

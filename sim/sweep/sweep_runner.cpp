@@ -62,7 +62,7 @@ std::string run_point(const SweepSpec& spec, const SweepPoint& p, const fs::path
       output::write_file_atomically(point_dir / "scenario.yaml", scenario::resolved_yaml(p.scenario));
     }
     output::CsvWriter marker(point_dir / "point.csv", record_columns(spec));
-    write_record_row(marker, p, error.empty() ? "ok" : "failed", error, figures);
+    write_record_row(marker, p, error.empty() ? "ok" : "failed", error, figures, has_dynamics(spec));
     marker.commit();
   } catch (const std::exception& e) {
     error = (error.empty() ? "" : error + "; ") + "the point cannot be recorded: " + message_of(e);
@@ -144,7 +144,7 @@ TableCounts write_sweep_table(const SweepSpec& spec, const fs::path& dir) {
       csv.end_row();
     } else {
       ++counts.missing;
-      write_record_row(csv, p, "missing", "", {});
+      write_record_row(csv, p, "missing", "", {}, has_dynamics(spec));
     }
   }
   csv.commit();

@@ -158,6 +158,7 @@ SweepSpec load_sweep(const std::filesystem::path& file) {
     }
   }
   if (!problems.empty()) throw ScenarioError(std::move(problems));
+  for (const auto& p : spec.points) spec.dynamics = spec.dynamics || scenario::has_dynamics(p.scenario.scenario);
   return spec;
 }
 

@@ -37,6 +37,7 @@ struct SweepSpec {
   std::filesystem::path file;
   std::vector<std::string> axes;  ///< swept keys: grid keys, then zip keys
   std::vector<SweepPoint> points;
+  bool dynamics = false;  ///< some point plays a timeline (scenario::has_dynamics): more figures
 };
 
 /// Loads and expands a sweep file. Throws scenario::ScenarioError for any problem in the

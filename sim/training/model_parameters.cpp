@@ -76,6 +76,19 @@ void ModelParameters::accumulate(std::size_t part, std::int64_t clock, std::size
   parts_.at(part).pending[clock].push_back({worker, g, tau});
 }
 
+void ModelParameters::discard(std::size_t part, std::int64_t clock, std::size_t worker) {
+  auto& pending = parts_.at(part).pending;
+  const auto it = pending.find(clock);
+  if (it == pending.end()) return;
+  std::erase_if(it->second, [worker](const PartState::Contribution& c) { return c.worker == worker; });
+}
+
+void ModelParameters::restore(std::size_t part, SliceRef slice, std::int64_t updates) {
+  if (!slice || slice->size() != parts_.at(part).length) throw std::invalid_argument("restoring a slice of another part");
+  current_[part] = std::move(slice);
+  parts_[part].updates = updates;
+}
+
 SliceRef ModelParameters::apply(std::size_t part, std::vector<float>& grad, double lr, const SliceRef& computed_on) {
   PartState& p = parts_[part];
   auto next = new_slice(part);

@@ -59,6 +59,9 @@ class ModelParameters : public ParameterStore {
   SliceRef apply_one(std::size_t part, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) override;
   std::vector<PullMessage> pull_messages(std::size_t part, const std::vector<std::size_t>& workers) override;
   bool needs_computed_on() const override { return config_.lr.delay_compensation.has_value(); }
+  void discard_pending(std::size_t part) override { parts_.at(part).pending.clear(); }
+  void discard(std::size_t part, std::int64_t clock, std::size_t worker) override;
+  void restore(std::size_t part, SliceRef slice, std::int64_t updates) override;
   /// An evaluation's held-out loss, for a plateau schedule.
   void observe_evaluation(double test_loss) { rate_.observe(test_loss); }
 

@@ -48,6 +48,17 @@ class ParameterStore {
 
   /// True when apply_one needs the slice a gradient was computed on (delay compensation).
   virtual bool needs_computed_on() const { return false; }
+
+  // ---- failures (dynamics)
+  /// Forgets every gradient accumulated for part p (its shard lost them in a crash).
+  virtual void discard_pending(std::size_t part) = 0;
+  /// Forgets worker w's gradient accumulated for part p's `clock` (it left an all-reduce
+  /// whose round runs again without it).
+  virtual void discard(std::size_t part, std::int64_t clock, std::size_t worker) = 0;
+  /// Part p goes back to `slice`, the state it had after `updates` updates (a checkpoint:
+  /// the parameters and the update count, which schedules read; an optimizer's moments
+  /// are not part of it and stay as they are).
+  virtual void restore(std::size_t part, SliceRef slice, std::int64_t updates) = 0;
 };
 
 }  // namespace pssim::training

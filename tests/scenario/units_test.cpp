@@ -29,6 +29,7 @@ TEST_CASE("bandwidths parse to bytes per second, bits and bytes kept apart", "[u
   CHECK(parse_bandwidth("1.25GB/s") == Approx(1.25e9).epsilon(1e-15));
   CHECK(parse_bandwidth("100Mbps") == Approx(12.5e6).epsilon(1e-15));
   CHECK(parse_bandwidth("1GiB/s") == 1073741824.0);
+  CHECK(parse_bandwidth("0") == 0.0);  // a failed link: zero needs no unit
   CHECK(parse_bandwidth("8bps") == 1.0);
   CHECK(parse_bandwidth("25 Gbit/s") == Approx(3.125e9).epsilon(1e-15));
 }

@@ -18,9 +18,21 @@ class DelayTransport : public net::Transport {
 
   void send(net::NodeId src, net::NodeId dst, double bytes, net::MessageSink* sink, std::uint64_t tag) override {
     sent.push_back({src, dst, bytes, sim_.now()});
-    pending_.push_back({sink, tag});  // a deque: the address stays valid for the event
-    const Pending* p = &pending_.back();
-    sim_.schedule_after(latency_ + seconds_to_ns(bytes / bandwidth_), [p] { p->sink->on_delivered(p->tag); });
+    pending_.push_back({sink, tag, src, dst});  // a deque: the address stays valid for the event
+    Pending* p = &pending_.back();
+    sim_.schedule_after(latency_ + seconds_to_ns(bytes / bandwidth_), [p] {
+      if (p->cancelled) return;
+      p->delivered = true;
+      p->sink->on_delivered(p->tag);
+    });
+  }
+
+  // Cancels in send order, as FlowNetwork does.
+  std::size_t cancel_host(net::NodeId host) override {
+    return cancel_if([host](const Pending& p) { return p.src == host || p.dst == host; });
+  }
+  std::size_t cancel_sink(const net::MessageSink* sink) override {
+    return cancel_if([sink](const Pending& p) { return p.sink == sink; });
   }
 
   struct Sent {
@@ -34,7 +46,18 @@ class DelayTransport : public net::Transport {
   struct Pending {
     net::MessageSink* sink;
     std::uint64_t tag;
+    net::NodeId src, dst;
+    bool cancelled = false, delivered = false;
   };
+  template <typename Match>
+  std::size_t cancel_if(Match match) {
+    std::vector<Pending*> hit;
+    for (auto& p : pending_)
+      if (!p.cancelled && !p.delivered && match(p)) hit.push_back(&p);
+    for (Pending* p : hit) p->cancelled = true;
+    for (Pending* p : hit) p->sink->on_cancelled(p->tag);
+    return hit.size();
+  }
   Simulator& sim_;
   double bandwidth_;
   TimeNs latency_;

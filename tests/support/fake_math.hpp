@@ -69,6 +69,13 @@ class FakeStore : public training::ParameterStore {
                   std::int64_t) override {
     pending_[{part, clock}][worker] = g;
   }
+  void discard_pending(std::size_t part) override {
+    std::erase_if(pending_, [part](const auto& e) { return e.first.first == part; });
+  }
+  void discard(std::size_t part, std::int64_t clock, std::size_t worker) override {
+    if (auto it = pending_.find({part, clock}); it != pending_.end()) it->second.erase(worker);
+  }
+  void restore(std::size_t part, training::SliceRef slice, std::int64_t) override { current_.at(part) = std::move(slice); }
   training::SliceRef apply_average(std::size_t part, std::int64_t clock, std::int64_t count) override {
     auto& c = pending_.at({part, clock});
     if (static_cast<std::int64_t>(c.size()) != count) throw std::logic_error("average of missing gradients");

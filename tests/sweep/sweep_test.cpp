@@ -320,3 +320,28 @@ TEST_CASE("a sweep removes the temporaries of a killed one, and nothing else", "
   CHECK(fs::exists(out / "notes.txt"));
   CHECK(fs::exists(point / "notes.tmp.1.2"));
 }
+
+TEST_CASE("a sweep whose points play a timeline records what failures cost", "[sweep][dynamics]") {
+  write("base.yaml", kBase);
+  // The crash at 1000 s never happens within the run: the point still has the columns.
+  const auto spec = sweep::load_sweep(write("dyn.yaml", R"(name: dyn
+base: base.yaml
+set:
+  cluster.servers: {count: 1, checkpoint: {every: 1s}}
+  training.stop: {updates: 20}
+  events: [{at: 1000s, kind: server_crash, target: server-0, recover_after: 1s}]
+grid:
+  events.0.at: [1000s, 1ms]
+)"));
+  CHECK(spec.dynamics);
+  const fs::path out = scratch() / "dyn-out";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  const auto outcome = sweep::run_sweep(spec, options);
+  CHECK(outcome.failed == 0);
+  const std::string table = slurp(out / "sweep.csv");
+  CHECK_THAT(table, Catch::Contains(",diverged,downtime_s,lost_compute_s,lost_updates,lost_gradients,checkpoints\n"));
+  // The plain sweep above has none of them.
+  const auto plain = sweep::load_sweep(write("plain.yaml", "name: plain\nbase: base.yaml\nseeds: [1, 2]\n"));
+  CHECK_FALSE(plain.dynamics);
+}

@@ -1,0 +1,106 @@
+// Dynamics: the scenario's event timeline played against the resource layer and the
+// protocol, as SimGrid's profiles drive its resources.
+//
+// Each event of `events:` / `events_file:` fires at its time (recurring ones every
+// period, Poisson ones after exponential gaps drawn from their own stream ("events", i)
+// for entry i): a link event changes the network's capacities at once (both directions;
+// the flows crossing it are re-solved) or the topology's latency (messages sent from then
+// on); a worker_speed event and the Markov on/off stragglers (speed: {dist: markov}, one
+// stream ("markov", w) per worker) set the worker's dynamic speed factor (their product);
+// crashes and recoveries go to the protocol, which cancels the host's messages and
+// computations and counts only live members. Every event is reported to the observer as
+// it happens (events.csv), with a note when it changed nothing (a crash of a host already
+// down, a recovery of one that is up).
+//
+// When every worker is down and no recovery is scheduled or possible (no recurring or
+// Poisson recovery), progress is impossible: stalled() turns true and the run stops.
+// A link failed for good or a server host that never comes back stop progress too: the
+// run then runs out of events, and the experiment stops it as `no_progress`.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "sim/core/simulator.hpp"
+#include "sim/net/flow_network.hpp"
+#include "sim/net/topology.hpp"
+#include "sim/protocol/observer.hpp"
+#include "sim/protocol/training_protocol.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace pssim::dynamics {
+
+class Dynamics {
+ public:
+  /// `workers` and `servers`: the hosts of worker i and server j. Link targets are
+  /// resolved now: throws scenario::ScenarioError at the event for a link that does not
+  /// exist. Everything referenced must outlive this object.
+  Dynamics(Simulator& sim, net::FlowNetwork& network, net::Topology& topology, protocol::TrainingProtocol& protocol,
+           const scenario::Scenario& scenario, std::vector<net::NodeId> workers, std::vector<net::NodeId> servers,
+           protocol::Observer* observer);
+  Dynamics(const Dynamics&) = delete;
+  Dynamics& operator=(const Dynamics&) = delete;
+
+  /// Schedules the timeline (call once, when the run starts).
+  void start();
+  /// Every worker is down and none can come back.
+  bool stalled() const { return stalled_; }
+  /// Seconds each server host was down, summed (up to now).
+  double server_downtime_s() const;
+  /// The run ran out of events before a stop condition: what the timeline left broken
+  /// (failed links, server hosts down), reported as a `no_progress` event; empty when
+  /// nothing is (then the stall is not the timeline's doing).
+  std::string report_no_progress();
+  /// True when the run can never progress again: every pending event of the simulation
+  /// is a timer (`sim_pending` = the timeline's own + `other_timers`, e.g. periodic
+  /// checkpoints and evaluations: nothing in flight, nothing computing), the timeline
+  /// left something broken (a failed link, a server down), and no pending event of the
+  /// timeline can repair it. Without this, those timers would run the clock forever.
+  bool stuck(std::size_t sim_pending, std::size_t other_timers) const;
+
+ private:
+  struct Firing {
+    Dynamics* dynamics;
+    std::size_t spec;  // index into specs_
+    bool recovery;     // the automatic recovery of a crash with recover_after
+  };
+  void schedule(TimeNs at, std::size_t spec, bool recovery);
+  void fire(const Firing& f);
+  void apply(const scenario::EventSpec& e);
+  void recover(const scenario::EventSpec& crash);
+  void worker_event(std::size_t w, bool up, const scenario::EventSpec& e, const char* kind);
+  void server_event(std::size_t j, bool up, const scenario::EventSpec& e, const char* kind);
+  void set_speed(std::size_t w);
+  void markov_flip(std::size_t w);
+  void report(const char* kind, const std::string& target, double value, std::string note = {});
+  void check_stalled();
+  net::LinkId link_of(const scenario::EventSpec& e) const;
+
+  Simulator& sim_;
+  net::FlowNetwork& network_;
+  net::Topology& topology_;
+  protocol::TrainingProtocol& protocol_;
+  const scenario::Scenario& scenario_;
+  std::vector<net::NodeId> workers_, servers_;
+  protocol::Observer* observer_;
+  std::vector<scenario::EventSpec> specs_;
+  std::vector<net::LinkId> links_;        // per spec: its link (link events)
+  std::vector<RandomEngine> poisson_;     // per spec (Poisson ones only)
+  std::deque<Firing> firings_;            // stable addresses for the events
+  std::vector<bool> worker_up_, server_up_;
+  std::vector<bool> link_failed_;        // per spec: a link event left its link at capacity 0
+  std::vector<std::int64_t> spec_pending_;             // per spec: its firings scheduled, not yet fired
+  std::vector<std::int64_t> server_recovery_pending_;  // per server: automatic recoveries scheduled
+  std::size_t pending_ = 0;                            // every event of the timeline scheduled, not yet fired
+  std::vector<TimeNs> server_down_since_;
+  TimeNs server_downtime_ = 0;
+  std::vector<double> event_factor_, markov_factor_;  // per worker
+  std::vector<RandomEngine> markov_;                  // per worker (markov speed only)
+  std::int64_t scheduled_recoveries_ = 0;  // worker recoveries scheduled and not yet fired
+  bool recurring_recoveries_ = false;      // a recurring or Poisson worker_recover exists
+  bool stalled_ = false;
+};
+
+}  // namespace pssim::dynamics

@@ -1,0 +1,292 @@
+#include "sim/scenario/events.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/scenario/units.hpp"
+#include "sim/scenario/validate.hpp"
+
+namespace pssim::scenario {
+namespace {
+
+using Kind = EventSpec::Kind;
+
+[[noreturn]] void fail(const SourceLocation& at, std::string message) { throw ScenarioError(at, std::move(message)); }
+
+bool is_worker_event(Kind k) { return k == Kind::WorkerCrash || k == Kind::WorkerRecover || k == Kind::WorkerSpeed; }
+bool is_server_event(Kind k) { return k == Kind::ServerCrash || k == Kind::ServerRecover; }
+bool is_crash(Kind k) { return k == Kind::WorkerCrash || k == Kind::ServerCrash; }
+
+// "worker-12" -> 12 when `name` is prefix-<n> with n < limit; -1 when not of that form.
+std::int64_t indexed(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 12) return -1;
+  if (name.find_first_not_of("0123456789", prefix.size()) != std::string::npos) return -1;
+  return std::stoll(name.substr(prefix.size()));
+}
+
+// The checks every event passes, wherever it was written.
+void check_event(const EventSpec& e, const EventFacts& f) {
+  const char* kind = to_string(e.kind);
+  if (is_worker_event(e.kind)) {
+    const auto i = indexed(e.target, "worker-");
+    if (i < 0 || i >= f.workers)
+      fail(e.where, fmt::format("{} of '{}': no such worker (workers are worker-0 .. worker-{})", kind, e.target,
+                                f.workers - 1));
+  }
+  if (is_server_event(e.kind)) {
+    if (!f.has_servers || f.servers == 0)
+      fail(e.where, fmt::format("{}: protocol {} with these servers has no server hosts to fail (all-reduce keeps "
+                                "no servers; colocated shards live on the worker hosts)",
+                                kind, f.scheme));
+    const auto j = indexed(e.target, "server-");
+    if (j < 0 || j >= f.servers)
+      fail(e.where, fmt::format("{} of '{}': no such server (servers are server-0 .. server-{})", kind, e.target,
+                                f.servers - 1));
+    if (f.scheme == "ssp")
+      fail(e.where, fmt::format("{} with protocol ssp is not modelled: a restored shard's clock would fall behind "
+                                "the workers' clocks; use sync or async",
+                                kind));
+    if (f.pull_compression)
+      fail(e.where, fmt::format("{} with compression.pull is not modelled: a restored shard would not know the "
+                                "workers' copies its deltas are taken against",
+                                kind));
+  }
+  if ((e.kind == Kind::WorkerCrash || e.kind == Kind::WorkerRecover) && f.scheme == "hybrid")
+    fail(e.where, fmt::format("{} with protocol hybrid is not modelled: use allreduce, sync, async or ssp", kind));
+  if ((e.kind == Kind::WorkerRecover || (e.kind == Kind::WorkerCrash && e.recover_after)) && f.pull_compression)
+    fail(e.where, "a worker that recovers with compression.pull is not modelled: it lost the copy the shards' "
+                  "deltas are taken against");
+  if (e.kind == Kind::Link) {
+    if (!e.bandwidth && !e.latency) fail(e.where, "a link event needs bandwidth, latency or both");
+    const auto known = [&](const std::string& n) { return std::find(f.nodes.begin(), f.nodes.end(), n) != f.nodes.end(); };
+    const auto sep = e.target.find("--");
+    if (sep != std::string::npos) {
+      const std::string a = e.target.substr(0, sep), b = e.target.substr(sep + 2);
+      for (const auto* end : {&a, &b})
+        if (!known(*end)) fail(e.where, fmt::format("link '{}': no node named '{}'", e.target, *end));
+    } else {
+      const auto w = indexed(e.target, "worker-"), s = indexed(e.target, "server-");
+      const bool host = std::find(f.hosts.begin(), f.hosts.end(), e.target) != f.hosts.end();
+      if (!host && !(w >= 0 && w < f.workers) && !(s >= 0 && s < f.servers))
+        fail(e.where, fmt::format("link '{}': no such host; a link target is a host (its NIC), e.g. worker-0, or "
+                                  "a link between two nodes, a--b",
+                                  e.target));
+    }
+  }
+  if (e.every && e.rate) fail(e.where, "an event is recurring (every) or Poisson-random (rate), not both");
+  if (e.until && !e.recurring()) fail(e.where, "until applies to recurring (every) or Poisson (rate) events");
+  if (e.until && *e.until < e.at) fail(e.where, "until is before the event's first time (at)");
+}
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+// Seconds as a plain number, or a duration with its unit.
+TimeNs trace_time(const std::string& text) {
+  try {
+    return seconds_to_ns(parse_number(text));
+  } catch (const std::exception&) {
+    return parse_duration(text);
+  }
+}
+
+}  // namespace
+
+const char* to_string(EventSpec::Kind kind) {
+  switch (kind) {
+    case Kind::WorkerCrash: return "worker_crash";
+    case Kind::WorkerRecover: return "worker_recover";
+    case Kind::ServerCrash: return "server_crash";
+    case Kind::ServerRecover: return "server_recover";
+    case Kind::Link: return "link";
+    case Kind::WorkerSpeed: return "worker_speed";
+  }
+  return "?";
+}
+
+EventSpec::Kind parse_event_kind(const std::string& text) {
+  for (Kind k : {Kind::WorkerCrash, Kind::WorkerRecover, Kind::ServerCrash, Kind::ServerRecover, Kind::Link,
+                 Kind::WorkerSpeed})
+    if (text == to_string(k)) return k;
+  throw UnitError(fmt::format("'{}' is not an event kind (worker_crash, worker_recover, server_crash, "
+                              "server_recover, link, worker_speed)",
+                              text));
+}
+
+std::vector<EventSpec> read_events(const ConfigNode& list, const EventFacts& facts) {
+  std::vector<EventSpec> out;
+  for (const auto& item : list.items()) {
+    EventSpec e;
+    e.where = item.location();
+    e.kind = parse_event_kind(as_text(item.at("kind")));
+    e.target = as_text(item.at("target"));
+    if (const ConfigNode* n = item.find("every")) e.every = as_duration(*n);
+    if (const ConfigNode* n = item.find("rate")) e.rate = as_real(*n);
+    if (const ConfigNode* n = item.find("until")) e.until = as_duration(*n);
+    if (const ConfigNode* n = item.find("at")) e.at = as_duration(*n);
+    else if (e.every) e.at = *e.every;
+    else if (!e.rate) fail(e.where, "an event needs a time: at, every (recurring) or rate (Poisson)");
+    if (const ConfigNode* n = item.find("recover_after")) e.recover_after = as_duration(*n);
+    if (const ConfigNode* n = item.find("bandwidth")) e.bandwidth = as_bandwidth(*n);
+    if (const ConfigNode* n = item.find("latency")) e.latency = as_duration(*n);
+    if (const ConfigNode* n = item.find("factor")) e.factor = as_real(*n);
+    check_event(e, facts);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<EventSpec> read_events_file(const std::string& path, const EventFacts& facts) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError(SourceLocation{path, 0, 0}, fmt::format("cannot read the events file '{}'", path));
+  std::vector<EventSpec> out;
+  std::string line;
+  int number = 0;
+  bool header = false, latency_column = false;
+  TimeNs last = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const SourceLocation where{path, number, 1};
+    if (trim(line).empty() || trim(line)[0] == '#') continue;
+    const auto cells = split(line);
+    if (!header) {
+      const bool plain = cells == std::vector<std::string>{"time", "kind", "target", "value"};
+      latency_column = cells == std::vector<std::string>{"time", "kind", "target", "value", "latency"};
+      if (!plain && !latency_column)
+        fail(where, fmt::format("the header must be time,kind,target,value (optionally ,latency), not '{}'", trim(line)));
+      header = true;
+      continue;
+    }
+    const std::size_t columns = latency_column ? 5 : 4;
+    // The latency column may be left off a line that has none (4 values).
+    if (cells.size() != columns && !(latency_column && cells.size() == 4))
+      fail(where, fmt::format("{} values where the header has {} columns", cells.size(), columns));
+    EventSpec e;
+    e.where = where;
+    try {
+      e.at = trace_time(cells[0]);
+      e.kind = parse_event_kind(cells[1]);
+    } catch (const std::exception& x) {
+      fail(where, x.what());
+    }
+    if (e.at < last)
+      fail(where, fmt::format("time {} s is in the past: the line before is at {} s (times must not decrease)",
+                              to_seconds(e.at), to_seconds(last)));
+    last = e.at;
+    e.target = cells[2];
+    const std::string& value = cells[3];
+    const std::string latency = cells.size() > 4 ? cells[4] : std::string();
+    try {
+      switch (e.kind) {
+        case Kind::WorkerCrash:
+        case Kind::ServerCrash:
+          if (!value.empty()) e.recover_after = trace_time(value);
+          break;
+        case Kind::WorkerRecover:
+        case Kind::ServerRecover:
+          if (!value.empty()) fail(where, fmt::format("{} takes no value", cells[1]));
+          break;
+        case Kind::Link:
+          if (!value.empty()) e.bandwidth = value == "0" ? 0.0 : parse_bandwidth(value);
+          if (!latency.empty()) e.latency = trace_time(latency);
+          break;
+        case Kind::WorkerSpeed:
+          e.factor = parse_number(value);
+          if (!(e.factor > 0)) fail(where, "worker_speed needs a factor above 0");
+          break;
+      }
+    } catch (const UnitError& x) {
+      fail(where, fmt::format("{}: {}", cells[1], x.what()));
+    }
+    if (!latency.empty() && e.kind != Kind::Link) fail(where, "latency applies to link events only");
+    check_event(e, facts);
+    out.push_back(std::move(e));
+  }
+  if (!header) fail(SourceLocation{path, std::max(number, 1), 1}, "the events file has no header (time,kind,target,value)");
+  return out;
+}
+
+void write_events_file(const std::vector<EventSpec>& events, std::ostream& out) {
+  out << "time,kind,target,value,latency\n";
+  for (const auto& e : events) {
+    if (e.recurring()) throw std::invalid_argument("a trace holds one-shot events only");
+    std::string value, latency;
+    switch (e.kind) {
+      case Kind::WorkerCrash:
+      case Kind::ServerCrash:
+        if (e.recover_after) value = fmt::format("{}", to_seconds(*e.recover_after));
+        break;
+      case Kind::Link:
+        if (e.bandwidth) value = *e.bandwidth == 0 ? "0" : fmt::format("{}B/s", *e.bandwidth);
+        if (e.latency) latency = fmt::format("{}", to_seconds(*e.latency));
+        break;
+      case Kind::WorkerSpeed: value = fmt::format("{}", e.factor); break;
+      default: break;
+    }
+    out << fmt::format("{},{},{},{},{}\n", to_seconds(e.at), to_string(e.kind), e.target, value, latency);
+  }
+}
+
+void check_timeline(const std::vector<EventSpec>& events) {
+  std::map<std::string, bool> random_crashes;  // targets with recurring or Poisson crashes
+  for (const auto& e : events)
+    if (is_crash(e.kind) && e.recurring()) random_crashes[e.target] = true;
+  // One-shot crashes and recoveries in time order (ties: as written); a crash with
+  // recover_after brings its recovery along.
+  struct Step {
+    TimeNs time;
+    std::size_t order;
+    bool crash;
+    const EventSpec* event;
+  };
+  std::vector<Step> steps;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const EventSpec& e = events[i];
+    if (e.recurring()) continue;
+    if (is_crash(e.kind)) {
+      steps.push_back({e.at, 2 * i, true, &e});
+      if (e.recover_after) steps.push_back({e.at + *e.recover_after, 2 * i + 1, false, nullptr});
+    } else if (e.kind == Kind::WorkerRecover || e.kind == Kind::ServerRecover) {
+      steps.push_back({e.at, 2 * i, false, &e});
+    }
+  }
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step& a, const Step& b) { return a.time != b.time ? a.time < b.time : a.order < b.order; });
+  std::map<std::string, int> down;  // target -> crashes not yet recovered
+  std::map<std::size_t, std::string> automatic;
+  for (const Step& s : steps) {
+    if (s.crash) {
+      ++down[s.event->target];
+      if (s.event->recover_after) automatic[s.order + 1] = s.event->target;
+      continue;
+    }
+    const std::string& target = s.event ? s.event->target : automatic[s.order];
+    if (down[target] > 0) {
+      --down[target];
+      continue;
+    }
+    if (s.event && !random_crashes.count(target))
+      fail(s.event->where, fmt::format("{} of '{}' at {} s: it has not crashed (no crash of it before this time)",
+                                       to_string(s.event->kind), target, to_seconds(s.event->at)));
+  }
+}
+
+}  // namespace pssim::scenario

@@ -1,0 +1,43 @@
+// The scenario's event timeline: `events:` entries and `events_file:` CSV traces, read
+// into EventSpecs and checked against the rest of the scenario (targets that exist, a
+// scheme that can take the event, times that go forward, recoveries that follow a crash).
+// Every error names the file and line of the entry (YAML or CSV).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/config_node.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace pssim::scenario {
+
+/// What event checks look at.
+struct EventFacts {
+  std::int64_t workers = 1;
+  std::int64_t servers = 0;          ///< server hosts (0: none, or colocated on the workers)
+  std::string scheme;                ///< protocol.mode
+  bool has_servers = true;           ///< the scheme keeps parameters on servers
+  bool has_rounds_barrier = true;    ///< sync-like
+  bool pull_compression = false;
+  std::vector<std::string> nodes;    ///< every node of the topology by name (for `a--b` links)
+  std::vector<std::string> hosts;    ///< host names (a link target may be one)
+};
+
+/// Reads the `events:` list (validated against the schema).
+std::vector<EventSpec> read_events(const ConfigNode& list, const EventFacts& facts);
+/// Reads a CSV trace: header `time,kind,target,value[,latency]`, then one event per line,
+/// in non-decreasing time. Throws ScenarioError at the file's line.
+std::vector<EventSpec> read_events_file(const std::string& path, const EventFacts& facts);
+/// Writes one-shot events as a trace that read_events_file reads back to the same events.
+void write_events_file(const std::vector<EventSpec>& events, std::ostream& out);
+/// Recoveries must follow a crash of the same target (over the one-shot events, in time
+/// order; a target with recurring or Poisson crashes is not checked). Throws ScenarioError.
+void check_timeline(const std::vector<EventSpec>& events);
+
+/// "worker_crash" ... (the scenario's spelling).
+EventSpec::Kind parse_event_kind(const std::string& text);
+
+}  // namespace pssim::scenario

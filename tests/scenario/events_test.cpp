@@ -1,0 +1,176 @@
+// The event timeline: `events:` entries and `events_file:` traces, their checks and
+// their file:line errors.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "sim/scenario/events.hpp"
+#include "sim/scenario/load_scenario.hpp"
+
+using namespace pssim;
+using namespace pssim::scenario;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kBase = R"(name: ev
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 4}, servers: {count: 2}}
+protocol: {mode: sync}
+)";
+
+std::string first_error(const std::string& text) {
+  try {
+    load_scenario_text(text, "s.yaml");
+  } catch (const ScenarioError& e) {
+    return format_diagnostic(e.diagnostics().front());
+  }
+  return "(no error)";
+}
+
+struct TempFile {
+  fs::path path;
+  explicit TempFile(const std::string& name, const std::string& text)
+      : path(fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".csv")) {
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { fs::remove(path); }
+};
+
+EventFacts facts() {
+  EventFacts f;
+  f.workers = 4;
+  f.servers = 2;
+  f.scheme = "sync";
+  f.hosts = {"worker-0", "worker-1", "worker-2", "worker-3", "server-0", "server-1"};
+  f.nodes = f.hosts;
+  f.nodes.push_back("switch");
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("every event kind round-trips through the trace file", "[scenario][events]") {
+  std::vector<EventSpec> events(7);
+  using K = EventSpec::Kind;
+  events[0].kind = K::WorkerCrash, events[0].target = "worker-3", events[0].at = 1'500'000'000,
+  events[0].recover_after = 2'000'000'000;
+  events[1].kind = K::WorkerRecover, events[1].target = "worker-1", events[1].at = 2'000'000'000;
+  events[2].kind = K::ServerCrash, events[2].target = "server-0", events[2].at = 2'250'000'000,
+  events[2].recover_after = 5'000'000'000;
+  events[3].kind = K::ServerRecover, events[3].target = "server-1", events[3].at = 3'000'000'000;
+  events[4].kind = K::Link, events[4].target = "worker-0", events[4].at = 3'000'000'001,
+  events[4].bandwidth = 62.5e6, events[4].latency = 1'000'000;
+  events[5].kind = K::Link, events[5].target = "worker-2--switch", events[5].at = 4'000'000'000,
+  events[5].bandwidth = 0.0;
+  events[6].kind = K::WorkerSpeed, events[6].target = "worker-2", events[6].at = 4'000'000'000, events[6].factor = 0.25;
+  std::ostringstream out;
+  write_events_file(events, out);
+  const TempFile file("pssim-trace", out.str());
+  const auto back = read_events_file(file.path.string(), facts());
+  REQUIRE(back.size() == events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    CAPTURE(i, out.str());
+    CHECK(back[i].kind == events[i].kind);
+    CHECK(back[i].target == events[i].target);
+    CHECK(back[i].at == events[i].at);
+    CHECK(back[i].recover_after == events[i].recover_after);
+    CHECK(back[i].bandwidth == events[i].bandwidth);
+    CHECK(back[i].latency == events[i].latency);
+    CHECK(back[i].factor == events[i].factor);
+    CHECK(back[i].where.line == static_cast<int>(i) + 2);  // after the header
+  }
+}
+
+TEST_CASE("events_file and events: give the same timeline", "[scenario][events]") {
+  const TempFile file("pssim-events", "time,kind,target,value\n0.5,worker_crash,worker-1,2s\n"
+                                      "1,link,server-0,500Mbps\n3,worker_speed,worker-2,0.5\n");
+  const auto from_file = load_scenario_text(std::string(kBase) + "events_file: " + file.path.string() + "\n", "s.yaml");
+  const auto inline_events = load_scenario_text(std::string(kBase) + R"(events:
+  - {at: 500ms, kind: worker_crash, target: worker-1, recover_after: 2s}
+  - {at: 1s, kind: link, target: server-0, bandwidth: 500Mbps}
+  - {at: 3s, kind: worker_speed, target: worker-2, factor: 0.5}
+)",
+                                                "s.yaml");
+  const auto& a = from_file.scenario.dynamics.events;
+  const auto& b = inline_events.scenario.dynamics.events;
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(a[i].kind == b[i].kind);
+    CHECK(a[i].at == b[i].at);
+    CHECK(a[i].target == b[i].target);
+    CHECK(a[i].recover_after == b[i].recover_after);
+    CHECK(a[i].bandwidth == b[i].bandwidth);
+    CHECK(a[i].factor == b[i].factor);
+  }
+}
+
+TEST_CASE("bad events are errors at their file and line", "[scenario][events]") {
+  const std::string base(kBase);
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: worker_crash, target: worker-4}\n"),
+             Catch::StartsWith("s.yaml:7:") && Catch::Contains("no such worker"));
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: worker_crash, target: worker-1}\n"
+                                "  - {at: 2s, kind: worker_recover, target: worker-2}\n"),
+             Catch::StartsWith("s.yaml:8:") && Catch::Contains("it has not crashed"));
+  // A recovery before its crash.
+  CHECK_THAT(first_error(base + "events:\n  - {at: 3s, kind: worker_crash, target: worker-1}\n"
+                                "  - {at: 2s, kind: worker_recover, target: worker-1}\n"),
+             Catch::StartsWith("s.yaml:8:") && Catch::Contains("it has not crashed"));
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: server_crash, target: server-2}\n"),
+             Catch::StartsWith("s.yaml:7:") && Catch::Contains("no such server"));
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: link, target: worker-9, bandwidth: 1Gbps}\n"),
+             Catch::StartsWith("s.yaml:7:") && Catch::Contains("no such host"));
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: link, target: worker-1}\n"),
+             Catch::StartsWith("s.yaml:7:") && Catch::Contains("needs bandwidth, latency or both"));
+  CHECK_THAT(first_error(base + "events:\n  - {at: 5s, until: 1s, every: 1s, kind: worker_speed, target: worker-1, "
+                                "factor: 2}\n"),
+             Catch::StartsWith("s.yaml:7:") && Catch::Contains("until is before"));
+  CHECK_THAT(first_error(base + "events:\n  - {kind: worker_crash, target: worker-1}\n"),
+             Catch::StartsWith("s.yaml:7:") && Catch::Contains("needs a time"));
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: worker_explode, target: worker-1}\n"),
+             Catch::StartsWith("s.yaml:7:"));
+  // A trace: a time in the past, at the file's line.
+  const TempFile past("pssim-past", "time,kind,target,value\n2,worker_crash,worker-1,\n# comment\n1,worker_recover,worker-1,\n");
+  CHECK_THAT(first_error(base + "events_file: " + past.path.string() + "\n"),
+             Catch::StartsWith(past.path.string() + ":4:") && Catch::Contains("in the past"));
+  const TempFile unknown("pssim-unknown", "time,kind,target,value\n1,worker_crash,worker-7,\n");
+  CHECK_THAT(first_error(base + "events_file: " + unknown.path.string() + "\n"),
+             Catch::StartsWith(unknown.path.string() + ":2:") && Catch::Contains("no such worker"));
+  const TempFile orphan("pssim-orphan", "time,kind,target,value\n1,server_recover,server-1,\n");
+  CHECK_THAT(first_error(base + "events_file: " + orphan.path.string() + "\n"),
+             Catch::StartsWith(orphan.path.string() + ":2:") && Catch::Contains("it has not crashed"));
+  CHECK_THAT(first_error(base + "events_file: /nonexistent/trace.csv\n"), Catch::Contains("cannot read"));
+}
+
+TEST_CASE("noise: the old form keeps working, shifted-exponential takes its own keys", "[scenario][events]") {
+  const auto old = load_scenario_text(R"(name: n
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 4, noise: {sigma: 0.2}}}
+)",
+                                      "s.yaml");
+  CHECK(old.scenario.cluster.workers.noise_sigma == 0.2);
+  CHECK(old.scenario.cluster.workers.noise.dist == NoiseConfig::Dist::Lognormal);
+  const auto exp = load_scenario_text(R"(name: n
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 4, noise: {dist: shifted-exponential, shift: 1, mean: 0.5}}}
+)",
+                                      "s.yaml");
+  CHECK(exp.scenario.cluster.workers.noise.dist == NoiseConfig::Dist::ShiftedExponential);
+  CHECK(exp.scenario.cluster.workers.noise.shift == 1);
+  CHECK(exp.scenario.cluster.workers.noise.mean == 0.5);
+  CHECK_THAT(first_error(R"(name: n
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 4, noise: {sigma: 0.2, mean: 0.5}}}
+)"),
+             Catch::StartsWith("s.yaml:4:") && Catch::Contains("applies to dist: shifted-exponential"));
+}
