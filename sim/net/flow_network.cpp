@@ -17,10 +17,12 @@ std::vector<double> capacities_of(const Topology& t) {
 
 }  // namespace
 
-FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology)
-    : sim_(sim),
+FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel model)
+    : model_(model),
+      sim_(sim),
       topology_(topology),
-      solver_(capacities_of(topology), this),
+      solver_(capacities_of(topology), this,
+              model.general() ? MaxMinSolver::Sharing::General : MaxMinSolver::Sharing::MaxMin),
       groups_(topology.resource_count()),
       group_dirty_(topology.resource_count(), false),
       resource_bytes_(topology.resource_count(), 0.0),
@@ -36,10 +38,18 @@ std::uint32_t FlowNetwork::new_message() {
   messages_pool_.emplace_back();
   messages_pool_.back().index = m;
   messages_pool_.back().network = this;
+  if (model_.general()) progress_.resize(messages_pool_.size());
   return m;
 }
 
 void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) {
+  send(src, dst, bytes, sink, tag, SendOptions{});
+}
+
+void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag,
+                       const SendOptions& options) {
+  if (options.priority != 0 && !model_.priorities)
+    throw std::logic_error("a message with a priority class on a network built without priorities");
   if (!(bytes >= 0) || !std::isfinite(bytes)) throw std::invalid_argument("message size must be finite and >= 0");
   close_bins();
   ResourceId route[kMaxRouteLength];
@@ -56,6 +66,10 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   ++messages_;
   bytes_sent_ += bytes;
   Message* p = &msg;
+  if (model_.general()) progress_[m].priority = options.priority;
+  if (model_.kind == NetworkModel::Kind::Tcp)  // slow start, as LV08 fits it
+    latency = static_cast<TimeNs>(std::llround(static_cast<double>(latency) * model_.tcp.latency_factor));
+  if (options.follows && hops > 0 && bytes > 0) latency = 0;  // the train's first message paid it
   if (hops == 0 || bytes == 0)
     sim_.schedule_after(latency, [p] { p->network->deliver(p->index); });
   else
@@ -63,6 +77,10 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
 }
 
 void FlowNetwork::start_flow(std::uint32_t m) {
+  if (model_.general()) {
+    start_general_flow(m);
+    return;
+  }
   close_bins();
   Message& msg = messages_pool_[m];
   ResourceId route[kMaxRouteLength];
@@ -202,6 +220,10 @@ void FlowNetwork::refresh_due(MaxMinSolver::ResourceId r) {
 }
 
 void FlowNetwork::schedule_next_completion() {
+  if (model_.general()) {
+    schedule_next_general_completion();
+    return;
+  }
   for (auto r : dirty_groups_) {
     group_dirty_[r] = false;
     refresh_due(r);
@@ -217,6 +239,10 @@ void FlowNetwork::schedule_next_completion() {
 }
 
 void FlowNetwork::complete_due_flows() {
+  if (model_.general()) {
+    complete_general_flows();
+    return;
+  }
   close_bins();
   completion_event_ = {};
   completion_time_ = kTimeMax;
@@ -338,6 +364,16 @@ void FlowNetwork::finish() {
   if (!meters_.empty() && sim_.now() > bin_start_) close_bin(sim_.now(), true);
   finished_ = true;
   const TimeNs now = sim_.now();
+  if (model_.general()) {  // payload on the forward route of the flows in progress
+    for (ResourceId r = 0; r < resource_bytes_.size(); ++r)
+      for (MaxMinSolver::FlowId f : solver_.flows_at(r)) {
+        const std::uint32_t m = message_of_flow_[f];
+        const auto route = solver_.route(f);
+        if (std::find(route.begin(), route.begin() + progress_[m].hops, r) != route.begin() + progress_[m].hops)
+          resource_bytes_[r] += messages_pool_[m].bytes - general_left_at(m, now);
+      }
+    return;
+  }
   for (ResourceId r = 0; r < resource_bytes_.size(); ++r)
     for (MaxMinSolver::FlowId f : solver_.flows_at(r)) resource_bytes_[r] += moved_at(messages_pool_[message_of_flow_[f]], now);
 }

@@ -23,6 +23,15 @@
 // exactly, without events of their own: O(recorded directions) per bin, whatever the
 // number of flows. A completed flow's meters are corrected to its exact size (its
 // completion time is rounded to the nanosecond).
+//
+// Models (network_model.hpp): maxmin as above; tcp (SimGrid's LV08) scales latencies,
+// weighs flows by 1 / (route latency + weight_s / bandwidth per link), caps them at the
+// TCP window, adds ACK cross-traffic on the reverse path and moves payload at 0.97 of the
+// share. Under tcp, or with priority classes (SendOptions::priority), the solver runs
+// Sharing::General: flows of one bottleneck no longer share one rate, so progress is
+// tracked per flow (flow_network_general.cpp): each message keeps its bytes left and
+// speed, and a heap of finish times, updated for the flows whose rate changed. The byte
+// counters and meters count payload on the forward path only (not the ACKs).
 #pragma once
 
 #include <algorithm>
@@ -34,6 +43,7 @@
 
 #include "sim/core/simulator.hpp"
 #include "sim/net/maxmin_solver.hpp"
+#include "sim/net/network_model.hpp"
 #include "sim/net/topology.hpp"
 #include "sim/net/transport.hpp"
 #include "sim/net/utilization_series.hpp"
@@ -43,13 +53,18 @@ namespace pssim::net {
 class FlowNetwork : public Transport, private MaxMinSolver::Listener {
  public:
   /// The topology must be complete (no more nodes or links) and outlive the network.
-  FlowNetwork(Simulator& sim, const Topology& topology);
+  FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel model = {});
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
 
   /// Sends `bytes` (>= 0) from host `src` to host `dst`; calls sink->on_delivered(tag)
   /// when the last byte arrives. Throws std::runtime_error if dst is unreachable.
   void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) override;
+  /// The same with a priority class (a network with NetworkModel::priorities; throws
+  /// std::logic_error otherwise for a class other than 0) and trains (SendOptions).
+  void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag,
+            const SendOptions& options) override;
+  const NetworkModel& model() const { return model_; }
 
   /// Called with (resource, flows now crossing it) whenever a flow starts or ends on it
   /// (for traces). Empty: nothing is called.
@@ -155,6 +170,30 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   // MaxMinSolver::Listener
   void level_changed(MaxMinSolver::ResourceId r, double old_level, double new_level) override;
   void bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to) override;
+
+  // ---- per-flow progress under general sharing (flow_network_general.cpp)
+  struct Progress {
+    double left = 0;          // bytes still to move at `since`
+    double speed = 0;         // bytes/s of payload
+    TimeNs since = 0;
+    std::uint32_t epoch = 0;  // invalidates stale entries of flow_due_
+    std::uint32_t priority = 0;
+    std::uint8_t hops = 0;    // the forward route: the first `hops` resources of the flow's route
+  };
+  struct FlowDue {
+    TimeNs time;
+    std::uint32_t message, epoch;
+    bool operator>(const FlowDue& o) const { return time != o.time ? time > o.time : message > o.message; }
+  };
+  void rate_changed(MaxMinSolver::FlowId f, double old_rate, double new_rate) override;
+  void start_general_flow(std::uint32_t m);
+  void schedule_next_general_completion();
+  void complete_general_flows();
+  double general_left_at(std::uint32_t m, TimeNs t) const;  // bytes of m still to move at t
+
+  NetworkModel model_;
+  std::vector<Progress> progress_;  // per message (general sharing only)
+  std::priority_queue<FlowDue, std::vector<FlowDue>, std::greater<>> flow_due_;
 
   std::uint32_t new_message();
   void start_flow(std::uint32_t m);
