@@ -189,7 +189,7 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const Exte
   layout_ = schemes::make_layout(scheme_, s.protocol, in);
   check_connected();
 
-  network_ = std::make_unique<net::FlowNetwork>(sim_, topology_);
+  network_ = std::make_unique<net::FlowNetwork>(sim_, topology_, s.network.model);
   network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts),
                                s.output.utilization_max_values ? static_cast<std::size_t>(*s.output.utilization_max_values)
                                                                : net::UtilizationSeries::kDefaultMaxValues);

@@ -18,6 +18,7 @@
 #include "models/optim/lr_schedule.hpp"
 #include "models/optim/optimizer.hpp"
 #include "sim/core/time.hpp"
+#include "sim/net/network_model.hpp"
 #include "sim/protocol/protocol_config.hpp"
 
 namespace pssim::scenario {
@@ -136,6 +137,7 @@ struct ExplicitLink {
 };
 
 struct NetworkConfig {
+  net::NetworkModel model;  ///< maxmin, or tcp with its factors (network_model.hpp)
   enum class Topology { Star, TwoTier, Explicit } topology = Topology::Star;
   NicConfig worker_nic, server_nic;
   std::vector<NicOverride> nic_overrides;

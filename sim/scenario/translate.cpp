@@ -381,8 +381,27 @@ void read_nic_overrides(const ConfigNode& list, const ClusterConfig& cluster, Ne
   }
 }
 
+// network.model and network.tcp (net/network_model.hpp).
+net::NetworkModel read_network_model(const ConfigNode& node) {
+  net::NetworkModel m;
+  const ConfigNode* model = node.find("model");
+  const ConfigNode* tcp = node.find("tcp");
+  if (model && as_text(*model) == "tcp") m.kind = net::NetworkModel::Kind::Tcp;
+  if (!tcp) return m;
+  if (m.kind != net::NetworkModel::Kind::Tcp)
+    fail(*tcp, "network.tcp sets the factors of the tcp model: add `model: tcp` to the network section, or remove "
+               "network.tcp");
+  m.tcp.latency_factor = as_real(tcp->at("latency_factor"));
+  m.tcp.bandwidth_factor = as_real(tcp->at("bandwidth_factor"));
+  m.tcp.crosstraffic = as_real(tcp->at("crosstraffic"));
+  m.tcp.gamma = as_bytes(tcp->at("gamma"));
+  m.tcp.weight_s = as_real(tcp->at("weight_s"));
+  return m;
+}
+
 NetworkConfig read_network(const ConfigNode& node, const ClusterConfig& cluster) {
   NetworkConfig net;
+  net.model = read_network_model(node);
   const std::string& topology = as_text(node.at("topology"));
   if (topology == "explicit") {
     net.topology = NetworkConfig::Topology::Explicit;
