@@ -25,6 +25,21 @@
 // compression or sparse embedding rows, the sizes the math reports, or PsConfig's fixed
 // sizes without math. Version 0 always goes out whole.
 //
+// Overlap and scheduling (PsConfig::overlap, schedule, partition_bytes; pieces.hpp): with
+// any of them set, every message travels as pieces, one flow each, per layer of the shard
+// (and at most partition_bytes each), in priority class = layer index under `priority`
+// (class 0 otherwise); the message counts as arrived with its last piece. The iteration's
+// compute is cut into layer steps (compute/layer_timeline.hpp). `backward`: a layer's
+// pieces of every shard's push leave when its backward step ends (last layer first); the
+// worker's compute ends with the first layer's backward step, as without overlap.
+// `full`: besides, forward step l starts at max(end of step l-1, arrival of the last piece
+// of layer l of the slices the computation uses, end of the worker's previous compute):
+// the forward steps are laid out when the policy lets the worker compute (every slice it
+// needs is in), which is never before they would have run, so the backward steps and
+// pushes that follow are events in the future. The math is the same in every mode: the
+// gradient of the same batch on the same slices. Time split under `full`: forward steps
+// that ran while pieces were still arriving count as pulling, not computing.
+//
 // Time split (WorkerTimeSplit): computing; pushing = gradient parts in flight, or
 // messages the worker sent in the reduce steps of a collective; pulling = slices in
 // flight to it, or messages to it in the gather steps; else blocked.
@@ -38,6 +53,9 @@
 
 #include "sim/collective/collective.hpp"
 #include "sim/compute/compute_model.hpp"
+#include "sim/compute/layer_timeline.hpp"
+#include "sim/protocol/protocol_config.hpp"
+#include "sim/ps/pieces.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/net/transport.hpp"
 #include "sim/protocol/observer.hpp"
@@ -65,6 +83,21 @@ struct PsConfig {
   /// x messages it sends) x its parameters.
   double push_codec_seconds = 0, pull_codec_seconds = 0;
   bool has_rounds = true;  ///< reported by has_rounds() (the scheme registry's flag)
+  /// Overlap of communication with computation and the scheduling of pieces (see the
+  /// header comment); the defaults send whole messages after the whole computation.
+  protocol::Overlap overlap = protocol::Overlap::None;
+  protocol::Schedule schedule = protocol::Schedule::Fifo;
+  std::optional<double> partition_bytes;
+  /// The model's layers in forward order, with pieces: their parameter ranges and FLOPs
+  /// (only the shares of the FLOPs matter). Empty: one layer holding everything.
+  struct Layer {
+    training::Range params;
+    compute::LayerFlops flops;
+  };
+  std::vector<Layer> layers;
+  bool pieced() const {
+    return overlap != protocol::Overlap::None || schedule != protocol::Schedule::Fifo || partition_bytes.has_value();
+  }
 };
 
 /// The part all workers replicate and all-reduce (allreduce and hybrid).
@@ -129,6 +162,13 @@ class PsProtocol final : public protocol::TrainingProtocol,
     std::uint64_t ticket = 0;        // math: the gradient being computed
     std::int64_t ready = 0;          // parts whose slice allows the next computation
     std::int64_t iteration = 0;      // computations started
+    // With overlap (PsConfig::pieced):
+    std::vector<TimeNs> layer_arrival;   // full: when the last piece of each layer arrived
+    TimeNs last_finish = 0;              // full: end of the previous computation
+    std::vector<std::uint32_t> push_tags;          // backward: this iteration's push of each shard
+    std::vector<double> push_sizes;                // backward: its bytes
+    std::size_t backward_layer = 0;                // backward: the layer whose pieces left last
+    std::vector<training::GradientRef> gradients;  // backward: this iteration's gradient parts
   };
   struct Shard {
     PsProtocol* protocol = nullptr;
@@ -137,6 +177,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
     double bytes = 0;                       // the slice, uncompressed
     double push_bytes = 0, pull_bytes = 0;  // a message without math (see PsConfig)
     std::int64_t params = 0;
+    std::vector<Piece> pieces;              // with overlap: the pieces of its messages
     bool applying = false;
     TimeNs apply_started = 0;
   };
@@ -191,6 +232,16 @@ class PsProtocol final : public protocol::TrainingProtocol,
   void update_time(Worker& w) { time_.update(w.index, sim_.now()); }
   protocol::WorkerTimeSplit::Activity& activity(const Worker& w) { return time_.activity(w.index); }
 
+  /// Sends message `tag` of `bytes` whole, or as shard s's pieces (those of `layer` only,
+  /// when given) when pieced.
+  void send_message(net::NodeId src, net::NodeId dst, const Shard& s, double bytes, std::uint64_t tag,
+                    std::optional<std::size_t> layer = std::nullopt);
+  /// Overlap: opens worker w's pushes of this iteration (the gradient, when math).
+  void open_pushes(Worker& w);
+  /// Overlap: layer l's backward step at worker w ended: its pieces leave.
+  void push_layer(Worker& w, std::size_t layer);
+  /// Overlap: the compute of worker w's iteration of `duration`, laid out in layer steps.
+  void schedule_layers(Worker& w, TimeNs duration);
   void send_slice(Shard& s, std::size_t worker, training::SliceRef slice, double bytes);
   /// Shard s's current version to each of `workers`.
   void send_pulls(Shard& s, const std::vector<std::size_t>& workers);
@@ -224,6 +275,9 @@ class PsProtocol final : public protocol::TrainingProtocol,
   double total_params_ = 0;
   std::vector<MessageHead> messages_;
   std::vector<MessageRefs> message_refs_;  // math only: same index as messages_
+  std::vector<std::uint32_t> pieces_left_; // pieced only: same index as messages_
+  std::vector<compute::LayerFlops> layer_flops_;  // pieced only: per layer
+  std::vector<bool> layer_pushes_;                // pieced only: some shard has a piece of the layer
   std::vector<std::uint32_t> free_messages_;
   std::deque<std::int64_t> parts_done_per_clock_;  // open clocks: parts that applied clock c
   std::deque<std::int64_t> dropped_per_clock_;

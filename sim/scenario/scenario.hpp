@@ -27,6 +27,7 @@ struct SyntheticModel {
   std::int64_t params = 0;                 ///< float32 parameters
   double flops_per_sample = 0;             ///< forward + backward
   std::vector<std::int64_t> layer_params;  ///< sizes of the layers (tensors), in order; sums to params
+  std::vector<double> layer_flops;         ///< FLOPs of each layer (shares); empty: in proportion to layer_params
 };
 
 /// model.kind torch: a PyTorch module, whose network the Python package builds

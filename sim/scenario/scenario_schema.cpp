@@ -44,7 +44,13 @@ SchemaPtr model_schema() {
                   "Forward + backward operations for one sample."),
          omittable("layer_params", list_of(scalar(VT::Count, 1, kMaxParams), 1, 100'000),
                    "Parameter count of each layer (tensor), in order; must sum to `params`. Used by "
-                   "`cluster.servers.partition: layer`. Absent: one layer.")}},
+                   "`cluster.servers.partition: layer` and by `protocol.overlap` (the layers' steps). Absent: one "
+                   "layer."),
+         omittable("layer_flops", list_of(scalar(VT::Flops, 0, 1e18), 1, 100'000),
+                   "Forward + backward FLOPs of each layer per sample, one per `layer_params` entry, input first: "
+                   "the layer profile of `protocol.overlap`. Only their shares matter (the iteration still takes "
+                   "`flops_per_sample` x batch / throughput); each layer's forward step takes a third, its "
+                   "backward step two thirds. Absent: in proportion to `layer_params`.")}},
        {"cnn",
         "A convolutional network on images: a preset, or `layers` one by one (ending with a linear layer "
         "with one output per class).",

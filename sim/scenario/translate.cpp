@@ -63,6 +63,14 @@ ModelConfig read_model(const ConfigNode& node) {
     } else {
       m.synthetic.layer_params = {m.synthetic.params};
     }
+    if (const ConfigNode* flops = node.find("layer_flops")) {
+      for (const auto& item : flops->items()) m.synthetic.layer_flops.push_back(as_flops(item));
+      if (m.synthetic.layer_flops.size() != m.synthetic.layer_params.size())
+        fail(*flops, fmt::format("model.layer_flops gives {} layers, but model.layer_params {}: one per layer",
+                                 m.synthetic.layer_flops.size(),
+                                 node.find("layer_params") ? std::to_string(m.synthetic.layer_params.size())
+                                                           : std::string("is absent (one layer)")));
+    }
     return m;
   }
   m.kind = ModelConfig::Kind::Network;
