@@ -51,6 +51,7 @@ ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sampl
   c.overlap = s.protocol.overlap;
   c.schedule = s.protocol.schedule;
   c.partition_bytes = s.protocol.partition_bytes;
+  if (s.protocol.bucket_bytes) c.bucket_bytes = *s.protocol.bucket_bytes;
   return c;
 }
 

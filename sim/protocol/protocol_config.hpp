@@ -28,9 +28,10 @@ struct ProtocolConfig {
   collective::AlgorithmKind algorithm = collective::AlgorithmKind::Ring;  ///< allreduce, hybrid
   std::optional<double> chunk_bytes;  ///< allreduce, hybrid: none = whole messages
   std::int64_t local_steps = 0;       ///< local-sgd: optimizer steps a worker takes before it pushes (0: others)
-  Overlap overlap = Overlap::None;             ///< sync, async, ssp (ssp: none or backward)
+  Overlap overlap = Overlap::None;             ///< sync, async, ssp (none or backward), allreduce
   Schedule schedule = Schedule::Fifo;          ///< sync, async, ssp
   std::optional<double> partition_bytes;       ///< sync, async, ssp: largest piece of a tensor; none: whole
+  std::optional<double> bucket_bytes;          ///< allreduce with overlap: gradient bucket size; none: 25 MiB
   /// Whether messages are cut into per-layer pieces (anything but the defaults).
   bool pieced() const { return overlap != Overlap::None || schedule != Schedule::Fifo || partition_bytes.has_value(); }
 };

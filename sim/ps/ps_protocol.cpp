@@ -67,8 +67,9 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
     total_params_ += static_cast<double>(ar->part.params);
   }
   if (config_.pieced()) {
-    if (all_reduce_)
-      throw std::invalid_argument("overlap, schedule and partition_bytes apply to parameter-server shards only");
+    if (all_reduce_ && (s > 0 || config_.schedule != protocol::Schedule::Fifo || config_.partition_bytes))
+      throw std::invalid_argument("schedule and partition_bytes apply to parameter-server shards; overlap to them or "
+                                  "to a part all-reduced alone");
     std::vector<training::Range> ranges;
     for (const auto& l : config_.layers) {
       ranges.push_back(l.params);
@@ -85,11 +86,51 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
       for (const Piece& p : pieces[k]) layer_pushes_.at(p.layer) = true;
     }
     for (auto& w : workers_) w.layer_arrival.assign(ranges.size(), 0);
+    if (all_reduce_) make_buckets(ranges, layout);
   }
   policy_->attach(*this);
 }
 
 PsProtocol::~PsProtocol() = default;
+
+void PsProtocol::make_buckets(const std::vector<training::Range>& layers, const PsLayout& layout) {
+  AllReduce& a = *all_reduce_;
+  const auto& ar = *layout.all_reduced;
+  a.collective.reset();
+  a.bucket_of_layer_start.assign(layers.size(), -1);
+  // From the last layer back; a bucket closes once it holds bucket_bytes (a layer without
+  // parameters joins the bucket being filled; what is left at the end joins the last one).
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // (first, last) layer
+  std::int64_t params = 0;
+  std::size_t last = layers.size() - 1;
+  for (std::size_t j = layers.size(); j-- > 0;) {
+    params += layers[j].size();
+    if (params > 0 && (static_cast<double>(params) * training::kBytesPerParam >= config_.bucket_bytes || j == 0)) {
+      spans.emplace_back(j, last);
+      params = 0;
+      last = j - 1;
+    } else if (j == 0) {
+      spans.back().first = 0;  // parameter-less first layers join the last bucket filled
+    }
+  }
+  const std::int64_t n = static_cast<std::int64_t>(workers_.size());
+  for (const auto& [first, end] : spans) {
+    std::int64_t elements = 0;
+    for (std::size_t l = first; l <= end; ++l) elements += layers[l].size();
+    auto b = std::make_unique<AllReduce::Bucket>();
+    b->protocol = this;
+    b->index = a.buckets.size();
+    b->first_layer = first;
+    b->last_layer = end;
+    b->collective = std::make_unique<collective::Collective>(
+        sim_, transport_, layout.worker_hosts, collective::make_algorithm(ar.algorithm, static_cast<std::size_t>(n),
+                                                                          ar.racks),
+        elements, ar.chunk_bytes, *b);
+    a.bucket_of_layer_start[first] = static_cast<std::int64_t>(b->index);
+    layer_pushes_[first] = true;
+    a.buckets.push_back(std::move(b));
+  }
+}
 
 std::uint64_t PsProtocol::new_message(Message m) {
   const MessageHead head{static_cast<std::uint32_t>(m.worker), static_cast<std::uint32_t>(m.shard), m.kind, m.version,
@@ -290,8 +331,18 @@ void PsProtocol::open_pushes(Worker& w) {
 }
 
 void PsProtocol::push_layer(Worker& w, std::size_t layer) {
-  if (w.push_tags.empty()) open_pushes(w);
+  if (w.push_tags.empty() && !shards_.empty()) open_pushes(w);
   for (auto& s : shards_) send_message(w.host, s.host, s, w.push_sizes[s.index], w.push_tags[s.index], layer);
+  if (all_reduce_ && all_reduce_->bucket_of_layer_start[layer] >= 0) {
+    AllReduce& a = *all_reduce_;
+    if (!w.contributed) {  // the first bucket of the iteration: the gradient is complete for the math
+      const std::vector<training::GradientRef> parts =
+          math_.gradients ? math_.gradients->get(w.ticket) : std::vector<training::GradientRef>{};
+      contribute(w, w.iteration - 1, parts.empty() ? nullptr : parts[a.part]);
+      w.contributed = true;
+    }
+    a.buckets[static_cast<std::size_t>(a.bucket_of_layer_start[layer])]->collective->contribute(w.index);
+  }
 }
 
 void PsProtocol::finish_compute(Worker& w) {
@@ -299,6 +350,7 @@ void PsProtocol::finish_compute(Worker& w) {
   ++time_.stats(w.index).iterations;
   if (config_.overlap != protocol::Overlap::None) {  // the pushes left with the backward steps
     w.last_finish = sim_.now();
+    w.contributed = false;
     w.push_tags.clear();
     w.push_sizes.clear();
     update_time(w);
@@ -424,7 +476,19 @@ void PsProtocol::contribute(Worker& w, std::int64_t clock, const training::Gradi
     a.rounds[slot].samples += gradient->samples;
     note_loss(gradient);
   }
-  a.collective->contribute(w.index);
+  if (a.collective) a.collective->contribute(w.index);  // with buckets: bucket by bucket (push_layer)
+}
+
+void PsProtocol::bucket_done(const AllReduce::Bucket& b, std::size_t rank, std::int64_t round) {
+  AllReduce& a = *all_reduce_;
+  const auto slot = static_cast<std::size_t>(round - a.first_open);
+  while (a.rounds.size() <= slot) a.rounds.emplace_back();
+  auto& done = a.rounds[slot].buckets_done;
+  if (done.empty()) done.assign(workers_.size(), 0);
+  Worker& w = workers_[rank];
+  if (config_.overlap == protocol::Overlap::Full)
+    for (std::size_t l = b.first_layer; l <= b.last_layer; ++l) w.layer_arrival[l] = sim_.now();
+  if (++done[rank] == a.buckets.size()) on_done(rank, round);
 }
 
 void PsProtocol::on_done(std::size_t rank, std::int64_t round) {

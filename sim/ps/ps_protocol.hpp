@@ -40,6 +40,13 @@
 // gradient of the same batch on the same slices. Time split under `full`: forward steps
 // that ran while pieces were still arriving count as pulling, not computing.
 //
+// All-reduced part with overlap (PyTorch DDP): the layers are gathered into buckets of at
+// least bucket_bytes, from the last layer back (a bucket ends once it holds that much);
+// each bucket is all-reduced by a collective of its own, which a worker joins when the
+// backward step of the bucket's first layer ends (the bucket's gradients are then all
+// there). A worker holds the part's new version when it holds every bucket's result;
+// under `full` its layer l may start forward once the bucket holding l is done there.
+//
 // Time split (WorkerTimeSplit): computing; pushing = gradient parts in flight, or
 // messages the worker sent in the reduce steps of a collective; pulling = slices in
 // flight to it, or messages to it in the gather steps; else blocked.
@@ -95,6 +102,9 @@ struct PsConfig {
     compute::LayerFlops flops;
   };
   std::vector<Layer> layers;
+  /// All-reduced part with overlap: gradient buckets of at least this many bytes, filled
+  /// with whole layers from the last (PyTorch DDP's bucket_cap_mb, 25 MiB by default).
+  double bucket_bytes = 25.0 * 1024 * 1024;
   bool pieced() const {
     return overlap != protocol::Overlap::None || schedule != protocol::Schedule::Fifo || partition_bytes.has_value();
   }
@@ -168,6 +178,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
     std::vector<std::uint32_t> push_tags;          // backward: this iteration's push of each shard
     std::vector<double> push_sizes;                // backward: its bytes
     std::size_t backward_layer = 0;                // backward: the layer whose pieces left last
+    bool contributed = false;                      // backward, buckets: this iteration's gradient is in
     std::vector<training::GradientRef> gradients;  // backward: this iteration's gradient parts
   };
   struct Shard {
@@ -207,11 +218,28 @@ class PsProtocol final : public protocol::TrainingProtocol,
   struct AllReduce {
     std::size_t part = 0;
     std::int64_t elements = 0;
-    std::unique_ptr<collective::Collective> collective;
+    std::unique_ptr<collective::Collective> collective;  // without overlap: the whole part
+    // With overlap: one collective per bucket, and what each bucket covers.
+    struct Bucket final : collective::Collective::Listener {
+      PsProtocol* protocol = nullptr;
+      std::size_t index = 0, first_layer = 0, last_layer = 0;  // layers first..last
+      std::unique_ptr<collective::Collective> collective;
+      void on_done(std::size_t rank, std::int64_t round) override { protocol->bucket_done(*this, rank, round); }
+      void on_message(std::size_t from, std::size_t to, collective::Phase phase, double bytes, bool sent) override {
+        protocol->on_message(from, to, phase, bytes, sent);
+      }
+      void on_step(std::size_t rank, std::int64_t round, std::size_t step, collective::Phase phase, TimeNs start,
+                   TimeNs end) override {
+        protocol->on_step(rank, round, step, phase, start, end);
+      }
+    };
+    std::vector<std::unique_ptr<Bucket>> buckets;
+    std::vector<std::int64_t> bucket_of_layer_start;  // per layer: the bucket whose first layer it is, or -1
     // Per round still open ([0] is round first_open): at most two are (a worker holding
     // round r's result may hand in round r+1's gradient before others hold r's).
     struct Round {
       std::int64_t done = 0;       // workers holding the result
+      std::vector<std::uint32_t> buckets_done;  // with buckets: per worker, buckets it holds
       std::int64_t samples = 0;    // math: samples of the round's gradients
       double loss = 0;             // math: sum of their losses
       training::SliceRef result;   // math: the part after the round's update
@@ -236,6 +264,8 @@ class PsProtocol final : public protocol::TrainingProtocol,
   /// when given) when pieced.
   void send_message(net::NodeId src, net::NodeId dst, const Shard& s, double bytes, std::uint64_t tag,
                     std::optional<std::size_t> layer = std::nullopt);
+  /// Overlap with an all-reduced part: its buckets over `layers`.
+  void make_buckets(const std::vector<training::Range>& layers, const PsLayout& layout);
   /// Overlap: opens worker w's pushes of this iteration (the gradient, when math).
   void open_pushes(Worker& w);
   /// Overlap: layer l's backward step at worker w ended: its pieces leave.
@@ -251,6 +281,8 @@ class PsProtocol final : public protocol::TrainingProtocol,
   void try_start(Worker& w);
   void finish_compute(Worker& w);
   void contribute(Worker& w, std::int64_t clock, const training::GradientRef& gradient);
+  /// With buckets: rank `rank` holds round `round`'s result of bucket b.
+  void bucket_done(const AllReduce::Bucket& b, std::size_t rank, std::int64_t round);
   void begin_apply(Shard& s);
   void finish_apply(Shard& s);
   /// Bookkeeping of every update of part p: samples, totals, observer, stop limits.

@@ -84,6 +84,18 @@ void read_collective(const ConfigNode& node, const ScenarioFacts& facts, protoco
 }
 
 void read_allreduce(const ConfigNode& node, const ScenarioFacts& facts, protocol::ProtocolConfig& out) {
+  if (const ConfigNode* overlap = node.find("overlap")) {
+    const std::string& mode = scenario::as_text(*overlap);
+    out.overlap = mode == "full"       ? protocol::Overlap::Full
+                  : mode == "backward" ? protocol::Overlap::Backward
+                                       : protocol::Overlap::None;
+  }
+  if (const ConfigNode* bucket = node.find("bucket_bytes")) {
+    if (out.overlap == protocol::Overlap::None)
+      fail(*bucket, "bucket_bytes sizes the gradient buckets of an overlapped all-reduce: set protocol.overlap to "
+                    "backward or full, or remove bucket_bytes");
+    out.bucket_bytes = scenario::as_bytes(*bucket);
+  }
   if (given(facts.servers))
     fail(*facts.servers, "cluster.servers is not used by protocol allreduce: there are no parameter servers (every "
                          "worker keeps a replica of the parameters); remove the servers section");
@@ -142,6 +154,24 @@ std::vector<scenario::Field> collective_fields() {
                     "Cut every message into chunks of at most this size that follow each other through the "
                     "algorithm's steps (a tree forwards one chunk while it receives the next). Absent: whole "
                     "messages.")};
+}
+
+// Keys of allreduce: the collective's, and overlap with gradient buckets (PyTorch DDP).
+std::vector<scenario::Field> allreduce_fields() {
+  using scenario::enumeration;
+  using scenario::omittable;
+  std::vector<scenario::Field> fields = collective_fields();
+  fields.push_back(omittable(
+      "overlap", enumeration({"none", "backward", "full"}),
+      "When the all-reduce runs relative to the computation (forward through the layers, then backward from the "
+      "last). `none`: one all-reduce of every gradient after the whole iteration. `backward` (PyTorch DDP): the "
+      "layers are gathered into buckets of `bucket_bytes` from the last layer back, and each bucket is all-reduced "
+      "on its own as soon as the backward step of its first layer ends. `full`: besides, layer l's forward step "
+      "starts as soon as the bucket holding layer l is reduced. The math is the same in every mode. Absent: none."));
+  fields.push_back(omittable("bucket_bytes", scenario::scalar_above(ValueType::Bytes, 0, 1e15),
+                             "With overlap: a bucket closes once it holds at least this many bytes of gradients "
+                             "(whole layers). Absent: 25MiB (DDP's bucket_cap_mb)."));
+  return fields;
 }
 
 // Keys of the PS schemes that can overlap communication with computation.
@@ -214,7 +244,7 @@ std::vector<Scheme> build_registry() {
                "Synchronous data parallelism without servers: every worker keeps a replica of the parameters; each "
                "iteration the workers' gradients are summed by an all-reduce over the network and every replica "
                "applies the same average (the optimizer state is replicated too). Uses no `cluster.servers`.",
-               collective_fields(), true, false, false, false, Layout::AllReduced, read_allreduce,
+               allreduce_fields(), true, false, false, false, Layout::AllReduced, read_allreduce,
                create_all_reduced});
   s.push_back({"hybrid",
                "Parameter servers for the embedding table, all-reduce for the rest (the layout used for "

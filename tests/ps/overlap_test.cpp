@@ -235,3 +235,40 @@ TEST_CASE("partition_bytes cuts messages; the sums stay", "[ps][overlap]") {
   for (const auto& r : log.rounds) CHECK(r.duration == 16 * ms);
   CHECK(engine.totals().push_bytes == 2 * 4 * MB);
 }
+
+TEST_CASE("all-reduce with overlap: one bucket per layer, reduced as its backward step ends", "[ps][overlap][golden]") {
+  // Two workers on a star of 1 GB/s NICs (full duplex), ring all-reduce: a bucket of M
+  // bytes takes 2 steps of M / 2 each way, M / B in all. Layers M1 = 1 MB, M2 = 3 MB;
+  // bucket_bytes 1 MB: one bucket per layer. f1 = 2, f2 = 1, b2 = 3, b1 = 5 ms.
+  // Backward: forward ends at 3; backward 2 ends at 6: bucket 2 reduced 6 -> 9 (alone, as
+  //   b1 >= M2 / B); backward 1 ends at 11: bucket 1 reduced 11 -> 12. Round: f1 + f2 + b2
+  //   + max(M2 / B, b1) + M1 / B = 12 ms (none: 11 + 4 = 15 ms).
+  // Full: layer 1's bucket is the last to arrive, so forward 1 waits for it as a whole
+  //   iteration would: 12 ms again (P3's point: the input layer's tensor comes last).
+  struct Case {
+    Overlap overlap;
+    TimeNs round;
+  };
+  for (const Case c : {Case{Overlap::Backward, 12 * ms}, Case{Overlap::Full, 12 * ms}, Case{Overlap::None, 15 * ms}}) {
+    Simulator sim(1);
+    auto topology = net::build_star({{"w0", 1 * GBps, 1 * GBps, 0}, {"w1", 1 * GBps, 1 * GBps, 0}});
+    net::FlowNetwork network(sim, topology);
+    compute::ComputeModel compute(compute::ComputeSpec{}, 2, sim.random());
+    PsConfig config;
+    config.stop.updates = 3;
+    config.flops_per_iteration = 11e9;
+    config.overlap = c.overlap;
+    config.bucket_bytes = 1 * MB;
+    config.layers = {{{0, 250'000}, {2, 5}}, {{250'000, 1'000'000}, {1, 3}}};
+    PsLayout layout;
+    layout.worker_hosts = {topology.node("w0"), topology.node("w1")};
+    layout.all_reduced = AllReducedPart{{{{0, 1'000'000}}, 1'000'000}, collective::AlgorithmKind::Ring, 1, std::nullopt};
+    Rounds log;
+    PsProtocol engine(sim, network, compute, config, layout, std::make_unique<SyncPolicy>(0), &log);
+    engine.start();
+    sim.run_until_condition([&] { return engine.finished(); });
+    REQUIRE(log.rounds.size() == 3);
+    for (const auto& r : log.rounds) CHECK(r.duration == c.round);
+    CHECK(engine.totals().push_bytes == engine.totals().pull_bytes);
+  }
+}
