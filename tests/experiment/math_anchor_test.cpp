@@ -275,9 +275,9 @@ TEST_CASE("overlap, partitioning and priority change the timing, never the math"
   // gradients on the same parameters, so the parameters after 5 rounds are bit-identical,
   // while the time they take differs (overlap hides communication behind computation).
   const std::string base = scenario_text("{kind: mlp, hidden: [4, 512]}", "{mode: sync}", 3, 8, 5);
-  const auto run = [&](const std::vector<std::string>& overrides) {
+  const auto run = [&](const std::vector<std::string>& overrides, unsigned threads = 1) {
     const auto loaded = scenario::load_scenario_text(base, "anchor.yaml", {overrides, {}});
-    experiment::Experiment e(loaded.scenario, 1);
+    experiment::Experiment e(loaded.scenario, threads);
     const auto stats = e.run(nullptr);
     return std::make_pair(e.parameters(), stats.sim_time);
   };
@@ -294,6 +294,11 @@ TEST_CASE("overlap, partitioning and priority change the timing, never the math"
   CHECK(full.first == none.first);
   CHECK(backward.second < none.second);
   CHECK(full.second < backward.second);  // about 157, 145 and 134 ms
+  // Any thread count: the same parameters at the same simulated time.
+  std::vector<std::string> full_settings{"protocol.overlap=full", "protocol.schedule=priority",
+                                         "protocol.partition_bytes=1KB"};
+  full_settings.insert(full_settings.end(), slow.begin(), slow.end());
+  CHECK(run(full_settings, 2) == full);
   // All-reduce with DDP-like buckets (one per layer at 4KB): the same math too.
   const std::vector<std::string> ring{"protocol={mode: allreduce}", "network.worker_nic.bandwidth=50Mbps",
                                       "cluster.workers.throughput=50MFLOPS"};

@@ -1,6 +1,7 @@
 // Overlap of communication with computation, and priority scheduling of pieces
 // (PsConfig::overlap, schedule, partition_bytes): closed forms on one worker and one
 // server, solved by hand in the comments.
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -8,6 +9,7 @@
 
 #include "sim/net/flow_network.hpp"
 #include "sim/net/topology_builders.hpp"
+#include "sim/ps/async_policy.hpp"
 #include "sim/ps/clocked_policies.hpp"
 #include "sim/ps/partition.hpp"
 #include "sim/ps/pieces.hpp"
@@ -270,5 +272,62 @@ TEST_CASE("all-reduce with overlap: one bucket per layer, reduced as its backwar
     REQUIRE(log.rounds.size() == 3);
     for (const auto& r : log.rounds) CHECK(r.duration == c.round);
     CHECK(engine.totals().push_bytes == engine.totals().pull_bytes);
+  }
+}
+
+TEST_CASE("async and ssp with backward overlap: every push is one gradient, the bound holds", "[ps][overlap]") {
+  // 4 workers of lognormal speeds, 3 shards over 3 layers cut across them (by bytes), small
+  // pieces: a push is whole only when its last piece is in, so async applies exactly one
+  // gradient per update, and SSP never lets a worker start more than s clocks ahead.
+  struct Lead : protocol::Observer {
+    std::int64_t rounds = 0, bound = 0, worst = 0;
+    std::vector<protocol::UpdateRecord> updates;
+    void on_round(const protocol::RoundRecord& r) override { rounds = r.round + 1; }
+    void on_update(const protocol::UpdateRecord& u) override { updates.push_back(u); }
+    void on_compute_start(std::int64_t, std::int64_t c) override { worst = std::max(worst, c - rounds); }
+  };
+  for (const bool ssp : {false, true}) {
+    Simulator sim(3);
+    std::vector<net::HostSpec> hosts;
+    for (int i = 0; i < 4; ++i) hosts.push_back({"w" + std::to_string(i), 1 * GBps, 1 * GBps, 5'000});
+    for (int j = 0; j < 3; ++j) hosts.push_back({"s" + std::to_string(j), 1 * GBps, 1 * GBps, 5'000});
+    auto topology = net::build_star(hosts);
+    net::FlowNetwork network(sim, topology);
+    compute::ComputeSpec spec;
+    spec.speed = compute::ComputeSpec::Speed::Lognormal;
+    spec.sigma = 0.6;
+    compute::ComputeModel compute(spec, 4, sim.random());
+    PsConfig c;
+    c.stop.updates = 12;
+    c.flops_per_iteration = 2e9;
+    c.overlap = Overlap::Backward;
+    c.partition_bytes = 100'000;
+    c.layers = {{{0, 100'000}, {1, 2}}, {{100'000, 400'000}, {2, 4}}, {{400'000, 600'000}, {1, 2}}};
+    PsLayout layout;
+    for (int i = 0; i < 4; ++i) layout.worker_hosts.push_back(topology.node("w" + std::to_string(i)));
+    layout.shards = partition_by_bytes(600'000, 3);
+    for (int j = 0; j < 3; ++j) layout.shard_hosts.push_back(topology.node("s" + std::to_string(j)));
+    Lead lead;
+    std::unique_ptr<SchemePolicy> policy;
+    if (ssp)
+      policy = std::make_unique<SspPolicy>(1);
+    else
+      policy = std::make_unique<AsyncPolicy>();
+    PsProtocol engine(sim, network, compute, c, layout, std::move(policy), &lead);
+    engine.start();
+    sim.run_until_condition([&] { return engine.finished(); });
+    REQUIRE(engine.finished());
+    INFO((ssp ? "ssp" : "async"));
+    if (ssp) {
+      CHECK(lead.worst <= 1);
+      CHECK(lead.worst == 1);  // the bound binds with these speeds
+    } else {
+      for (const auto& u : lead.updates) CHECK(u.gradients == 1);
+    }
+    // Each push is one shard's 200,000 parameters, 800 kB: the bytes count messages, not
+    // pieces (of at most 100 kB each).
+    const double pushes = engine.totals().push_bytes / (0.8 * MB);
+    CHECK(pushes == std::floor(pushes));
+    CHECK(pushes >= 12);
   }
 }
