@@ -132,7 +132,7 @@ TEST_CASE("cut_pieces: per layer of each shard, then at most partition_bytes", "
   CHECK(cut[0].size() == 4);  // 5 5 | 5 3
 }
 
-TEST_CASE("backward overlap: layer 2's push starts at b2; the round ends at the closed form", "[ps][overlap][golden]") {
+TEST_CASE("backward overlap: layer 2's push starts at b2, the round ends at the closed form", "[ps][overlap][golden]") {
   // One worker, one server, bandwidth B = 1 GB/s, M1 = 1 MB, M2 = 3 MB, no forward FLOPs.
   // Backward runs last to first: layer 2's gradient exists b2 after the computation starts
   // (at T0, when the pull of M1 + M2 is in: T0 = (M1 + M2) / B = 4 ms), layer 1's at
@@ -216,7 +216,7 @@ TEST_CASE("full overlap: layer l's forward starts once layer l has arrived", "[p
   }
 }
 
-TEST_CASE("partition_bytes cuts messages; the sums stay", "[ps][overlap]") {
+TEST_CASE("partition_bytes cuts messages, the sums stay", "[ps][overlap]") {
   // 0.5 MB pieces: layer 1 is 2 pieces, layer 2 six; a message still counts whole, so the
   // no-overlap round is the same 16 ms (every piece shares the one link fairly).
   Simulator sim(1);
@@ -275,7 +275,7 @@ TEST_CASE("all-reduce with overlap: one bucket per layer, reduced as its backwar
   }
 }
 
-TEST_CASE("async and ssp with backward overlap: every push is one gradient, the bound holds", "[ps][overlap]") {
+TEST_CASE("async and ssp with backward overlap: one gradient per push, the bound holds", "[ps][overlap]") {
   // 4 workers of lognormal speeds, 3 shards over 3 layers cut across them (by bytes), small
   // pieces: a push is whole only when its last piece is in, so async applies exactly one
   // gradient per update, and SSP never lets a worker start more than s clocks ahead.
