@@ -17,7 +17,8 @@ class MessageSink {
   virtual void on_delivered(std::uint64_t tag) = 0;
 };
 
-/// How a message is sent, beyond its size (scheduled sends, sim/ps/send_scheduler.hpp).
+/// How a message is sent, beyond its size (pieces of overlapped and priority-scheduled
+/// messages: sim/ps/pieces.hpp).
 struct SendOptions {
   /// Priority class: at a link shared with messages of other classes, lower classes take
   /// the bandwidth first (a network built with NetworkModel::priorities).

@@ -32,8 +32,6 @@ struct ProtocolConfig {
   Schedule schedule = Schedule::Fifo;          ///< sync, async, ssp
   std::optional<double> partition_bytes;       ///< sync, async, ssp: largest piece of a tensor; none: whole
   std::optional<double> bucket_bytes;          ///< allreduce with overlap: gradient bucket size; none: 25 MiB
-  /// Whether messages are cut into per-layer pieces (anything but the defaults).
-  bool pieced() const { return overlap != Overlap::None || schedule != Schedule::Fifo || partition_bytes.has_value(); }
 };
 
 }  // namespace pssim::protocol
