@@ -216,6 +216,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
   };
   // The all-reduced part's state per round in progress.
   struct AllReduce {
+    AllReduce() {}  // user-provided: clang 14 otherwise finds it not default constructible here
     std::size_t part = 0;
     std::int64_t elements = 0;
     std::unique_ptr<collective::Collective> collective;  // without overlap: the whole part
