@@ -190,7 +190,8 @@ std::vector<scenario::Field> overlap_fields(std::vector<scenario::Field> fields)
   fields.push_back(omittable(
       "schedule", enumeration({"fifo", "priority"}),
       "How messages in flight share the network. `fifo`: every piece leaves when it is produced and shares each "
-      "link max-min fairly with all others. `priority` (P3, ByteScheduler): strict priority by layer, the input "
+      "link max-min fairly with all others (a fluid model: a small piece produced late is not stuck behind a large "
+      "one, as it would be in one TCP connection's queue). `priority` (P3, ByteScheduler): strict priority by layer, the input "
       "layer first: at a link shared by pieces of several layers, the nearest the input take all the bandwidth "
       "they can use, the rest share what is left (max-min within a layer). Strict priority rather than weights "
       "because the next forward pass needs the first layers first and weights would still share the bandwidth "
