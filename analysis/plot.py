@@ -20,6 +20,9 @@ allow is written as PNG and SVG:
   iteration_time_vs_workers   sweeps over cluster.workers.count of several schemes (PS,
                         colocated PS, all-reduce ...): iteration time per scheme, one panel
                         per network, closed forms dashed where they are exact
+  iteration_time_vs_bandwidth   sweeps over protocol.overlap and protocol.schedule against
+                        network.worker_nic.bandwidth: iteration time per mode, one panel per
+                        sweep (model), and the speed-up of priority over fifo
   staleness_histogram   async and SSP runs: staleness of the applied gradients
   link_utilization      per run: utilization over time by link class (worker NICs as a
                         band: min, median, max), in windows of several rounds
@@ -59,6 +62,7 @@ import yaml  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from closed_forms import round_time, worker_nic_bound  # noqa: E402
 from labels import setting_label  # noqa: E402
+from overlap_plot import plot_overlap  # noqa: E402
 
 # Four states that stay apart for colour-blind readers too: green, orange, blue, grey.
 STATE_COLORS = {"computing": "#2e7d32", "pushing": "#ef6c00", "pulling": "#1565c0", "blocked": "#c8c8c8"}
@@ -853,6 +857,7 @@ def main():
             print(f"pssim plot: {path}: no summary.json, curve.csv or sweep.csv: not a pssim result", file=sys.stderr)
             return 2
     plot_schemes(sweeps, out, written)
+    plot_overlap(sweeps, _point_scenario, _save, out, written)
     plot_accuracy(runs, out, written)
     plot_epochs(runs, out, written)
     plot_staleness(runs, out, written)

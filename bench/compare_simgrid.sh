@@ -10,7 +10,11 @@
 # runs the same workload with the pure max-min model, in the same invocation. Each run is
 # its own process (SimGrid allows one engine per process; peak memory is per run).
 #
-#   bench/compare_simgrid.sh [--build DIR] [--workloads "equal uneven"] [N ...]
+#   bench/compare_simgrid.sh [--build DIR] [--workloads "equal uneven"] [--model maxmin|tcp] [N ...]
+#
+# --model tcp compares pssim's `network.model: tcp` with SimGrid's LV08 at its defaults
+# (latency x 13.01, rate x 0.97, cross-traffic 0.05, TCP-gamma 4 MiB, weight-S 20537);
+# the default, maxmin, pssim's max-min model with CM02 without cross-traffic or gamma.
 #
 # Default N: 64 256 1024 (SimGrid takes 80 s at 1,024 workers). Larger N are optional
 # and slow on the SimGrid side: 2,048 takes ~500 s, and from 4,096 on SimGrid runs 2
@@ -23,11 +27,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build/release"
 workloads="equal uneven"
+model=maxmin
 sizes=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --workloads) workloads=$2; shift 2 ;;
+    --model) model=$2; shift 2 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -35,7 +41,12 @@ done
 pssim="$build/sim/cli/pssim"
 library="$build/bench/pssim_sharded_sync"
 simgrid="$build/bench/simgrid_sharded_sync"
-cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0 --log=root.thres:warning)
+case "$model" in
+  maxmin) cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0); pssim_model=maxmin ;;
+  tcp) cfg=(--cfg=network/model:LV08); pssim_model=tcp ;;
+  *) echo "compare_simgrid.sh: --model maxmin or tcp, not '$model'" >&2; exit 2 ;;
+esac
+cfg+=(--log=root.thres:warning)
 [ -x "$pssim" ] && [ -x "$library" ] || { echo "compare_simgrid.sh: build pssim first (scripts/build.sh)" >&2; exit 1; }
 have_simgrid=0
 [ -x "$simgrid" ] && have_simgrid=1
@@ -61,12 +72,14 @@ scenario() {
 pssim_run() {
   local start end
   start=$(now)
-  /usr/bin/time -f %M -o "$3.rss" "$pssim" run "$1" --set training.stop.updates="$2" -q -o "$3"
+  local model=()
+  [ "$pssim_model" = maxmin ] || model=(--set network.model="$pssim_model")
+  /usr/bin/time -f %M -o "$3.rss" "$pssim" run "$1" --set training.stop.updates="$2" "${model[@]}" -q -o "$3"
   end=$(now)
   seconds "$start" "$end"
 }
 
-echo "# $(uptime)"
+echo "# model $model; $(uptime)"
 printf '%-7s %6s %6s %10s %9s %10s %9s %12s %10s %8s\n' workload N rounds pssim_run_s library_s simgrid_s speedup \
   max_rel_diff ms/round peak_MB
 for w in $workloads; do

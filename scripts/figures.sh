@@ -33,6 +33,12 @@ done
 "$pssim" plot results/sweeps/schemes-ps results/sweeps/schemes-allreduce-star results/sweeps/schemes-allreduce-two-tier \
   -o results/sweeps/schemes-plots >/dev/null
 cp results/sweeps/schemes-plots/iteration_time_vs_workers.png docs/figures/schemes_iteration_time_vs_workers.png
+# Overlap and priority scheduling on VGG-16's and ResNet-50's layer profiles, one figure.
+for s in overlap-vgg16 overlap-resnet50; do
+  "$pssim" sweep "scenarios/sweeps/$s.yaml" -o "results/sweeps/$s" -j "$jobs" -q
+done
+"$pssim" plot results/sweeps/overlap-vgg16 results/sweeps/overlap-resnet50 -o results/sweeps/overlap-plots >/dev/null
+cp results/sweeps/overlap-plots/iteration_time_vs_bandwidth.png docs/figures/overlap_iteration_time_vs_bandwidth.png
 # The quickstart job with a ring all-reduce instead of servers, against the quickstart sweep.
 "$pssim" run scenarios/allreduce.yaml -o results/allreduce -q
 "$pssim" plot results/sweeps/quickstart results/allreduce -o results/allreduce/plots >/dev/null

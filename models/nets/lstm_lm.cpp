@@ -73,7 +73,9 @@ LstmLanguageModel<Real>::LstmLanguageModel(std::int64_t vocab_size, std::int64_t
   emb_off_ = this->layout_.tensor(this->layout_.add("embedding.weight", {vocab_, embed_})).offset;
   for (std::int64_t l = 0; l < num_layers; ++l) {
     lstm_.emplace_back("lstm", l, l == 0 ? embed_ : hidden_, hidden_);
+    const auto begin = std::int64_t(this->layout_.size());
     lstm_.back().declare_params(this->layout_);
+    lstm_ranges_.emplace_back(begin, std::int64_t(this->layout_.size()));
   }
   dec_w_off_ = this->layout_.tensor(this->layout_.add("decoder.weight", {vocab_, hidden_})).offset;
   dec_b_off_ = this->layout_.tensor(this->layout_.add("decoder.bias", {vocab_})).offset;
@@ -237,6 +239,22 @@ double LstmLanguageModel<Real>::flops_per_sample(std::int64_t seq_len) const {
   }
   per_step += 3.0 * double(vocab_) * double(hidden_);  // decoder: forward, dW, dh
   return 2.0 * per_step * double(seq_len);
+}
+
+template <typename Real>
+std::vector<LayerCost> LstmLanguageModel<Real>::layer_costs(std::int64_t seq_len) const {
+  flops_per_sample(seq_len);  // checks seq_len
+  const double steps = double(seq_len);
+  std::vector<LayerCost> out;
+  const auto& layout = this->layout_;
+  const auto emb = std::int64_t(emb_off_);
+  out.push_back({"embedding", emb, emb + vocab_ * embed_, 0, 0});
+  for (std::size_t l = 0; l < lstm_.size(); ++l)
+    out.push_back({fmt::format("lstm{}", l), lstm_ranges_[l].first, lstm_ranges_[l].second,
+                   2.0 * lstm_[l].forward_macs_per_step() * steps, 2.0 * lstm_[l].backward_macs_per_step(true) * steps});
+  const double vh = double(vocab_) * double(hidden_) * steps;  // decoder: forward, then dW and dh
+  out.push_back({"decoder", std::int64_t(dec_w_off_), std::int64_t(layout.size()), 2.0 * vh, 4.0 * vh});
+  return out;
 }
 
 template <typename Real>

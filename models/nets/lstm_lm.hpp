@@ -44,6 +44,8 @@ class LstmLanguageModel final : public NetworkT<Real> {
                            Workspace& workspace) const override;
   /// Per sequence of seq_len predicted tokens (seq_len must be >= 1).
   double flops_per_sample(std::int64_t seq_len = 0) const override;
+  /// embedding (no FLOPs counted), lstm0 .. lstmN-1, decoder.
+  std::vector<LayerCost> layer_costs(std::int64_t seq_len = 0) const override;
   std::string describe() const override;
   std::string manifest_json() const override;
 
@@ -71,6 +73,7 @@ class LstmLanguageModel final : public NetworkT<Real> {
   double dropout_ = 0.0;
   std::vector<LstmLayer<Real>> lstm_;
   std::size_t emb_off_ = 0, dec_w_off_ = 0, dec_b_off_ = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> lstm_ranges_;  // per LSTM layer: [begin, end) of its parameters
 };
 
 }  // namespace pssim::models

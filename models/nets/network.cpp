@@ -36,6 +36,12 @@ void NetworkT<Real>::check_sizes(std::span<const Real> params, std::span<Real> g
   }
 }
 
+template <typename Real>
+std::vector<LayerCost> NetworkT<Real>::layer_costs(std::int64_t seq_len) const {
+  const double flops = flops_per_sample(seq_len);
+  return {{"all", 0, static_cast<std::int64_t>(layout_.size()), flops / 3, flops - flops / 3}};
+}
+
 template class NetworkT<float>;
 template class NetworkT<double>;
 

@@ -54,6 +54,16 @@ class Workspace {
   virtual std::size_t bytes() const = 0;
 };
 
+/// One step of the compute profile (overlap of communication with computation): a layer,
+/// the parameters it owns (a contiguous range [begin, end) of the flat vector; empty for a
+/// layer without parameters) and its FLOPs per sample, forward and backward, counted as
+/// flops_per_sample() counts them (the layers' sums are flops_per_sample()).
+struct LayerCost {
+  std::string name;
+  std::int64_t begin = 0, end = 0;
+  double forward_flops = 0, backward_flops = 0;
+};
+
 template <typename Real>
 class NetworkT {
  public:
@@ -90,6 +100,10 @@ class NetworkT {
   /// products of every layer except the first (whose input is data and needs none).
   /// Element-wise work is not counted. See docs/models.md.
   virtual double flops_per_sample(std::int64_t seq_len = 0) const = 0;
+  /// The layers in forward order with their parameters and FLOPs (see LayerCost). The
+  /// default, for networks that do not count per layer: one layer holding every parameter,
+  /// a third of the FLOPs forward and two thirds backward (weight and input gradients).
+  virtual std::vector<LayerCost> layer_costs(std::int64_t seq_len = 0) const;
 
   /// One line: preset or layers and the parameter count.
   virtual std::string describe() const = 0;

@@ -108,6 +108,7 @@ SequentialNet<Real>::SequentialNet(const std::vector<LayerSpec>& specs, Shape3 i
     }
     const auto declared = this->layout_.size();
     layer->declare_params(this->layout_);
+    param_ranges_.emplace_back(declared, this->layout_.size());
     if (declared == 0 && this->layout_.size() > 0) first_param_layer_ = layers_.size();
     shape = layer->out_shape();
     layers_.push_back(std::move(layer));
@@ -255,6 +256,20 @@ double SequentialNet<Real>::flops_per_sample(std::int64_t) const {
     }
   }
   return 2.0 * macs;
+}
+
+template <typename Real>
+std::vector<LayerCost> SequentialNet<Real>::layer_costs(std::int64_t) const {
+  std::vector<LayerCost> out;
+  for (std::size_t i = first_param_layer_; i < layers_.size(); ++i) {
+    const auto& l = *layers_[i];
+    const auto [begin, end] = param_ranges_[i];
+    LayerCost c{l.name().empty() ? l.kind() : l.name(), begin, end, 2.0 * l.forward_macs(),
+                2.0 * l.backward_macs(i > first_param_layer_)};
+    if (begin == end && c.forward_flops == 0 && c.backward_flops == 0) continue;  // relu, pooling, ...
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 template <typename Real>

@@ -32,6 +32,8 @@ class SequentialNet final : public NetworkT<Real> {
   BatchEval evaluate_batch(std::span<const Real> params, const BatchView& batch,
                            Workspace& workspace) const override;
   double flops_per_sample(std::int64_t seq_len = 0) const override;
+  /// Every layer from the first with parameters on that has parameters or FLOPs.
+  std::vector<LayerCost> layer_costs(std::int64_t seq_len = 0) const override;
   std::string describe() const override;
   std::string manifest_json() const override;
   std::vector<std::pair<std::string, std::span<const Real>>> dropout_masks(
@@ -57,6 +59,7 @@ class SequentialNet final : public NetworkT<Real> {
   std::int64_t num_classes_;
   std::string label_;
   std::size_t first_param_layer_ = 0;  // layers below it get no backward pass
+  std::vector<std::pair<std::int64_t, std::int64_t>> param_ranges_;  // per layer: [begin, end) of its parameters
 };
 
 }  // namespace pssim::models

@@ -60,6 +60,10 @@ ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sampl
     c.checkpoint_every = cp->every;
     c.checkpoint_bandwidth = cp->bandwidth.value_or(0.0);
   }
+  c.overlap = s.protocol.overlap;
+  c.schedule = s.protocol.schedule;
+  c.partition_bytes = s.protocol.partition_bytes;
+  if (s.protocol.bucket_bytes) c.bucket_bytes = *s.protocol.bucket_bytes;
   return c;
 }
 
@@ -152,6 +156,15 @@ void Experiment::build_model() {
     params_ = model.synthetic.params;
     layer_params_ = model.synthetic.layer_params;
     flops_per_sample_ = model.synthetic.flops_per_sample;
+    // Layer FLOPs: as given (shares), else in proportion to the parameters; forward a
+    // third, backward two thirds (the weight and the input gradients).
+    std::int64_t begin = 0;
+    for (std::size_t l = 0; l < layer_params_.size(); ++l) {
+      const double flops = model.synthetic.layer_flops.empty() ? static_cast<double>(layer_params_[l])
+                                                               : model.synthetic.layer_flops[l];
+      layers_.push_back({{begin, begin + layer_params_[l]}, {flops / 3, flops - flops / 3}});
+      begin += layer_params_[l];
+    }
     return;
   }
   const bool external_data = scenario_.data.spec.kind == "torch";
@@ -173,6 +186,8 @@ void Experiment::build_model() {
   for (const auto& t : network_model_->layout().tensors()) layer_params_.push_back(static_cast<std::int64_t>(t.size));
   const auto given = model.torch ? model.torch->flops_per_sample : std::nullopt;
   flops_per_sample_ = given ? *given : network_model_->flops_per_sample(lm ? scenario_.data.spec.seq_len : 0);
+  for (const auto& l : network_model_->layer_costs(lm ? scenario_.data.spec.seq_len : 0))
+    layers_.push_back({{l.begin, l.end}, {l.forward_flops, l.backward_flops}});
 }
 
 Experiment::~Experiment() = default;
@@ -203,7 +218,9 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const Exte
   layout_ = schemes::make_layout(scheme_, s.protocol, in);
   check_connected();
 
-  network_ = std::make_unique<net::FlowNetwork>(sim_, topology_);
+  net::NetworkModel network_model = s.network.model;
+  network_model.priorities = s.protocol.schedule == protocol::Schedule::Priority;  // classes = layers
+  network_ = std::make_unique<net::FlowNetwork>(sim_, topology_, network_model);
   network_->record_utilization(s.output.utilization_interval, recorded_resources(topology_, layout_.worker_hosts),
                                s.output.utilization_max_values ? static_cast<std::size_t>(*s.output.utilization_max_values)
                                                                : net::UtilizationSeries::kDefaultMaxValues);
@@ -216,6 +233,7 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const Exte
   configure_compression(compression, layout_.shards, config);
   if (network_model_ && s.model.math) build_math();
   config.stop.samples = stop_samples_;
+  if (config.pieced()) config.layers = layers_;
   protocol_ = schemes::build(scheme_, {sim_, *network_, *compute_, &forward_, s.protocol, std::move(config), layout_,
                                        {gradients_.get(), store_.get()}});
   if (scenario::has_dynamics(s))

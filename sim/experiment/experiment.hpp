@@ -127,6 +127,7 @@ class Experiment {
   std::unique_ptr<training::ModelParameters> store_;
   std::int64_t params_ = 0;
   std::vector<std::int64_t> layer_params_;
+  std::vector<ps::PsConfig::Layer> layers_;  // compute profile: layers, forward order (overlap)
   double flops_per_sample_ = 0;
   std::unique_ptr<net::FlowNetwork> network_;
   std::unique_ptr<compute::ComputeModel> compute_;

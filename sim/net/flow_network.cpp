@@ -17,10 +17,12 @@ std::vector<double> capacities_of(const Topology& t) {
 
 }  // namespace
 
-FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology)
-    : sim_(sim),
+FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel model)
+    : model_(model),
+      sim_(sim),
       topology_(topology),
-      solver_(capacities_of(topology), this),
+      solver_(capacities_of(topology), this,
+              model.general() ? MaxMinSolver::Sharing::General : MaxMinSolver::Sharing::MaxMin),
       groups_(topology.resource_count()),
       group_dirty_(topology.resource_count(), false),
       resource_bytes_(topology.resource_count(), 0.0),
@@ -36,10 +38,18 @@ std::uint32_t FlowNetwork::new_message() {
   messages_pool_.emplace_back();
   messages_pool_.back().index = m;
   messages_pool_.back().network = this;
+  if (model_.general()) progress_.resize(messages_pool_.size());
   return m;
 }
 
 void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag) {
+  send(src, dst, bytes, sink, tag, SendOptions{});
+}
+
+void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag,
+                       const SendOptions& options) {
+  if (options.priority != 0 && !model_.priorities)
+    throw std::logic_error("a message with a priority class on a network built without priorities");
   if (!(bytes >= 0) || !std::isfinite(bytes)) throw std::invalid_argument("message size must be finite and >= 0");
   close_bins();
   ResourceId route[kMaxRouteLength];
@@ -57,6 +67,10 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   ++messages_;
   bytes_sent_ += bytes;
   Message* p = &msg;
+  if (model_.general()) progress_[m].priority = options.priority;
+  if (model_.kind == NetworkModel::Kind::Tcp)  // slow start, as LV08 fits it
+    latency = static_cast<TimeNs>(std::llround(static_cast<double>(latency) * model_.tcp.latency_factor));
+  if (options.follows && hops > 0 && bytes > 0) latency = 0;  // the train's first message paid it
   if (hops == 0 || bytes == 0)
     sim_.schedule_after(latency, [p] { p->network->deliver(p->index); });
   else
@@ -69,8 +83,12 @@ void FlowNetwork::start_flow(std::uint32_t m) {
     free_messages_.push_back(m);
     return;
   }
-  close_bins();
   msg.state = Message::State::Flowing;
+  if (model_.general()) {
+    start_general_flow(m);
+    return;
+  }
+  close_bins();
   ResourceId route[kMaxRouteLength];
   TimeNs latency = 0;
   const std::size_t hops = topology_.route_into(msg.src, msg.dst, route, latency);  // as at send: O(hops)
@@ -210,6 +228,10 @@ void FlowNetwork::refresh_due(MaxMinSolver::ResourceId r) {
 }
 
 void FlowNetwork::schedule_next_completion() {
+  if (model_.general()) {
+    schedule_next_general_completion();
+    return;
+  }
   for (auto r : dirty_groups_) {
     group_dirty_[r] = false;
     refresh_due(r);
@@ -225,6 +247,10 @@ void FlowNetwork::schedule_next_completion() {
 }
 
 void FlowNetwork::complete_due_flows() {
+  if (model_.general()) {
+    complete_general_flows();
+    return;
+  }
   close_bins();
   completion_event_ = {};
   completion_time_ = kTimeMax;
@@ -298,6 +324,8 @@ void FlowNetwork::release_if_large(std::vector<std::pair<std::uint64_t, std::uin
 
 void FlowNetwork::set_capacity(ResourceId r, double capacity) {
   if (r >= topology_.resource_count()) throw std::out_of_range("capacity of an unknown link direction");
+  if (model_.general())  // per-flow progress (flow_network_general.cpp) does not follow capacity changes
+    throw std::logic_error("capacity changes are not modelled under general sharing (tcp, priority classes)");
   close_bins();  // bins that ended before now saw the old capacity
   if (capacity_log_.empty()) capacity_log_.resize(topology_.resource_count());
   CapacityLog& log = capacity_log_[r];
@@ -332,6 +360,8 @@ std::size_t FlowNetwork::cancel_sink(const MessageSink* sink) {
 // skipped by deliver().
 template <typename Match>
 std::size_t FlowNetwork::cancel_matching(Match match) {
+  if (model_.general())  // per-flow progress (flow_network_general.cpp) has no cancellation
+    throw std::logic_error("cancelling messages is not modelled under general sharing (tcp, priority classes)");
   close_bins();
   std::vector<std::pair<std::uint64_t, std::uint32_t>> hit;  // (send order, message)
   std::vector<bool> is_free(messages_pool_.size(), false);
@@ -435,6 +465,16 @@ void FlowNetwork::finish() {
   if (!meters_.empty() && sim_.now() > bin_start_) close_bin(sim_.now(), true);
   finished_ = true;
   const TimeNs now = sim_.now();
+  if (model_.general()) {  // payload on the forward route of the flows in progress
+    for (ResourceId r = 0; r < resource_bytes_.size(); ++r)
+      for (MaxMinSolver::FlowId f : solver_.flows_at(r)) {
+        const std::uint32_t m = message_of_flow_[f];
+        const auto route = solver_.route(f);
+        if (std::find(route.begin(), route.begin() + progress_[m].hops, r) != route.begin() + progress_[m].hops)
+          resource_bytes_[r] += messages_pool_[m].bytes - general_left_at(m, now);
+      }
+    return;
+  }
   for (ResourceId r = 0; r < resource_bytes_.size(); ++r)
     for (MaxMinSolver::FlowId f : solver_.flows_at(r)) resource_bytes_[r] += moved_at(messages_pool_[message_of_flow_[f]], now);
 }

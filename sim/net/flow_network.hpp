@@ -29,7 +29,18 @@
 // its flows until the capacity comes back); utilization then divides the bytes by the
 // capacity integrated over the bin (links.csv: over the run, capacity_seconds()).
 // cancel_host() / cancel_sink() withdraw messages: a flow leaves the solver, having
-// carried what it moved so far (counted in resource_bytes), and is never delivered.
+// carried what it moved so far (counted in resource_bytes), and is never delivered. Both
+// are for max-min sharing only: under general sharing they throw std::logic_error (the
+// scenario layer rejects events with tcp or priority scheduling).
+//
+// Models (network_model.hpp): maxmin as above; tcp (SimGrid's LV08) scales latencies,
+// weighs flows by 1 / (route latency + weight_s / bandwidth per link), caps them at the
+// TCP window, adds ACK cross-traffic on the reverse path and moves payload at 0.97 of the
+// share. Under tcp, or with priority classes (SendOptions::priority), the solver runs
+// Sharing::General: flows of one bottleneck no longer share one rate, so progress is
+// tracked per flow (flow_network_general.cpp): each message keeps its bytes left and
+// speed, and a heap of finish times, updated for the flows whose rate changed. The byte
+// counters and meters count payload on the forward path only (not the ACKs).
 #pragma once
 
 #include <algorithm>
@@ -41,6 +52,7 @@
 
 #include "sim/core/simulator.hpp"
 #include "sim/net/maxmin_solver.hpp"
+#include "sim/net/network_model.hpp"
 #include "sim/net/topology.hpp"
 #include "sim/net/transport.hpp"
 #include "sim/net/utilization_series.hpp"
@@ -50,7 +62,7 @@ namespace pssim::net {
 class FlowNetwork : public Transport, private MaxMinSolver::Listener {
  public:
   /// The topology must be complete (no more nodes or links) and outlive the network.
-  FlowNetwork(Simulator& sim, const Topology& topology);
+  FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel model = {});
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
 
@@ -69,6 +81,11 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   double capacity_seconds(ResourceId r) const;
   /// True once set_capacity() changed r.
   bool capacity_changed(ResourceId r) const { return !capacity_log_.empty() && capacity_log_[r].changed; }
+  /// The same with a priority class (a network with NetworkModel::priorities; throws
+  /// std::logic_error otherwise for a class other than 0) and trains (SendOptions).
+  void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag,
+            const SendOptions& options) override;
+  const NetworkModel& model() const { return model_; }
 
   /// Called with (resource, flows now crossing it) whenever a flow starts or ends on it
   /// (for traces). Empty: nothing is called.
@@ -184,6 +201,29 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     double seconds = 0;
     TimeNs since = 0;
   };
+  // ---- per-flow progress under general sharing (flow_network_general.cpp)
+  struct Progress {
+    double left = 0;          // bytes still to move at `since`
+    double speed = 0;         // bytes/s of payload
+    TimeNs since = 0;
+    std::uint32_t epoch = 0;  // invalidates stale entries of flow_due_
+    std::uint32_t priority = 0;
+    std::uint8_t hops = 0;    // the forward route: the first `hops` resources of the flow's route
+  };
+  struct FlowDue {
+    TimeNs time;
+    std::uint32_t message, epoch;
+    bool operator>(const FlowDue& o) const { return time != o.time ? time > o.time : message > o.message; }
+  };
+  void rate_changed(MaxMinSolver::FlowId f, double old_rate, double new_rate) override;
+  void start_general_flow(std::uint32_t m);
+  void schedule_next_general_completion();
+  void complete_general_flows();
+  double general_left_at(std::uint32_t m, TimeNs t) const;  // bytes of m still to move at t
+
+  NetworkModel model_;
+  std::vector<Progress> progress_;  // per message (general sharing only)
+  std::priority_queue<FlowDue, std::vector<FlowDue>, std::greater<>> flow_due_;
 
   std::uint32_t new_message();
   template <typename Match>

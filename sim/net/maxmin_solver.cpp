@@ -15,7 +15,8 @@ constexpr double kTolerance = 1e-12;
 
 }  // namespace
 
-MaxMinSolver::MaxMinSolver(std::vector<double> capacities, Listener* listener) : listener_(listener) {
+MaxMinSolver::MaxMinSolver(std::vector<double> capacities, Listener* listener, Sharing sharing)
+    : general_(sharing == Sharing::General), listener_(listener) {
   resources_.resize(capacities.size());
   for (std::size_t r = 0; r < capacities.size(); ++r) {
     if (!(capacities[r] > 0) || !std::isfinite(capacities[r]))
@@ -30,13 +31,19 @@ std::span<const MaxMinSolver::ResourceId> MaxMinSolver::route(FlowId f) const {
 }
 
 double MaxMinSolver::rate(FlowId f) const {
+  if (general_) return general_flows_[f].rate;
   const Flow& fl = flows_[f];
   return fl.bottleneck == kNone ? 0.0 : resources_[fl.bottleneck].level;
 }
 
 MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route) {
-  if (route.empty() || route.size() > kMaxRoute)
-    throw std::invalid_argument(fmt::format("a flow crosses 1 to {} resources, not {}", kMaxRoute, route.size()));
+  if (general_) return add_flow(route, FlowShape{});
+  return new_flow(route, kMaxRoute);
+}
+
+MaxMinSolver::FlowId MaxMinSolver::new_flow(std::span<const ResourceId> route, std::size_t max_length) {
+  if (route.empty() || route.size() > max_length)
+    throw std::invalid_argument(fmt::format("a flow crosses 1 to {} resources, not {}", max_length, route.size()));
   for (std::size_t i = 0; i < route.size(); ++i) {
     if (route[i] >= resources_.size()) throw std::out_of_range("flow over an unknown resource");
     for (std::size_t j = 0; j < i; ++j)
@@ -508,6 +515,10 @@ bool MaxMinSolver::certify() {
 // ---- full solve ----------------------------------------------------------------------------
 
 void MaxMinSolver::full_solve() {
+  if (general_) {
+    general_solve();
+    return;
+  }
   const std::size_t n_res = resources_.size();
   // Scratch buffers live in the solver: a full solve allocates nothing in steady state.
   auto& remaining = scratch_.remaining;
@@ -634,6 +645,11 @@ void MaxMinSolver::set_capacity(ResourceId r, double capacity) {
 
 void MaxMinSolver::solve() {
   if (pending_add_.empty() && pending_remove_.empty() && !capacity_changed_) return;
+  if (general_) {
+    capacity_changed_ = false;  // general_solve() solves in full, from the capacities as they are
+    general_solve();
+    return;
+  }
   // A batch that replaces a good part of the flows is cheaper to solve in full; so is a
   // changed capacity (its effect is not confined to the flows crossing it).
   const std::size_t batch = pending_add_.size() + pending_remove_.size();

@@ -31,6 +31,24 @@
 // Changes are reported to a Listener as they are made (level changes of bottleneck
 // resources, flows changing bottleneck), so that a flow's progress can be tracked per
 // bottleneck group ("processor sharing": all flows of a group move at its level).
+//
+// General sharing (a solver built with Sharing::General; SimGrid's lmm has the same
+// terms): a flow f also has a weight w_f > 0, a rate cap u_f > 0 (bytes/s; infinite: none),
+// a consumption coefficient a_rf > 0 on each resource of its route (a flow at rate x uses
+// a_rf x of r: 1 on the links it crosses, 0.05 on the reverse path for TCP's ACKs), and a
+// priority class p_f (0 first). The problem, class by class in increasing p:
+//   the flows of class p get the weighted max-min fair rates x_f <= u_f subject to
+//       sum_{f in class p, r in R_f} a_rf x_f <= C_r - (what classes < p use of r),
+//   i.e. progressive filling of a level L: every unfrozen flow of the class runs at
+//   x_f = w_f L; a resource freezes its flows when sum a_rf w_f L reaches what it has
+//   left, a flow freezes alone at its cap when w_f L reaches u_f.
+// So classes are served in strict priority (a lower class gets only what higher ones leave
+// at each resource, possibly nothing), and within a class bandwidth is shared in
+// proportion to the weights. With every weight, coefficient 1, no caps and one class this
+// is the max-min problem above. A general solver re-solves in full on every solve():
+// O(F x route length x log R); listeners hear rate_changed() for each flow whose rate
+// changed (levels and bottlenecks are not reported: flows of a resource no longer share
+// one rate).
 #pragma once
 
 #include <cstdint>
@@ -59,7 +77,22 @@ class MaxMinSolver {
     virtual void level_changed(ResourceId r, double old_level, double new_level) = 0;
     /// Flow f moved from bottleneck `from` to `to` (kNone: it was just added / removed).
     virtual void bottleneck_changed(FlowId f, ResourceId from, ResourceId to) = 0;
+    /// General sharing only: flow f's rate changed (old 0: just placed).
+    virtual void rate_changed(FlowId /*f*/, double /*old_rate*/, double /*new_rate*/) {}
   };
+
+  /// Sharing::MaxMin: every flow alike (the incremental solver). Sharing::General: flows
+  /// may carry a FlowShape (weights, caps, coefficients, priority classes; full solves).
+  enum class Sharing { MaxMin, General };
+  /// How a flow shares under Sharing::General (the defaults: as under MaxMin).
+  struct FlowShape {
+    double weight = 1.0;                                   ///< w_f > 0
+    double cap = std::numeric_limits<double>::infinity();  ///< u_f > 0, bytes/s
+    std::uint32_t priority = 0;                            ///< class; 0 is served first
+    std::span<const double> coefficients;                  ///< a_rf > 0 per route entry; empty: all 1
+  };
+  /// Routes under Sharing::General may be twice as long (a path and its reverse path).
+  static constexpr std::size_t kMaxGeneralRoute = 2 * 8;
 
   struct Stats {
     std::uint64_t incremental_updates = 0;  ///< flows added or removed without a full solve
@@ -67,11 +100,17 @@ class MaxMinSolver {
     std::uint64_t reaccounts = 0;
   };
 
-  explicit MaxMinSolver(std::vector<double> capacities, Listener* listener = nullptr);
+  explicit MaxMinSolver(std::vector<double> capacities, Listener* listener = nullptr,
+                        Sharing sharing = Sharing::MaxMin);
 
   /// Adds a flow over `route` (distinct resources, at most kMaxRoute). Its rate is known
   /// after the next solve(). Reuses ids of removed flows.
   FlowId add_flow(std::span<const ResourceId> route);
+  /// Adds a flow with its shape (Sharing::General; throws std::logic_error otherwise, and
+  /// std::invalid_argument for a weight, cap or coefficient that is not > 0, or
+  /// coefficients not one per route entry). Routes up to kMaxGeneralRoute.
+  FlowId add_flow(std::span<const ResourceId> route, const FlowShape& shape);
+  Sharing sharing() const { return general_ ? Sharing::General : Sharing::MaxMin; }
   /// Removes a flow; takes effect at the next solve().
   void remove_flow(FlowId f);
   /// Brings every rate up to date after the adds, removes and capacity changes since the
@@ -84,6 +123,7 @@ class MaxMinSolver {
   void set_capacity(ResourceId r, double capacity);
 
   double rate(FlowId f) const;
+  /// The bottleneck of f (Sharing::MaxMin; kNone under General).
   ResourceId bottleneck(FlowId f) const { return flows_[f].bottleneck; }
   /// Level of a bottleneck resource, or 0 when no flow is bottlenecked there.
   double level(ResourceId r) const { return resources_[r].bottlenecked > 0 ? resources_[r].level : 0.0; }
@@ -101,6 +141,26 @@ class MaxMinSolver {
   void full_solve();
 
  private:
+  // ---- general sharing (maxmin_general.cpp)
+  struct GeneralFlow {
+    double weight = 1, cap = std::numeric_limits<double>::infinity(), rate = 0;
+    std::uint32_t priority = 0;
+  };
+  FlowId new_flow(std::span<const ResourceId> route, std::size_t max_length);  // validates, allocates, queues
+  void general_solve();
+  double coefficient(FlowId f, std::size_t i) const { return general_coefficients_[f * kMaxGeneralRoute + i]; }
+  bool general_ = false;
+  std::vector<GeneralFlow> general_flows_;         // per flow id
+  std::vector<double> general_coefficients_;       // kMaxGeneralRoute per flow id
+  struct GeneralScratch {
+    std::vector<double> remaining, usage;          // per resource: capacity left, sum a w of unfrozen flows
+    std::vector<double> rates;                     // per flow: the new rate
+    std::vector<char> frozen;                      // per flow: 0 filling, 1 frozen, 2 reported
+    std::vector<std::uint32_t> unfrozen, queued;   // per resource: unfrozen flows; queue mark
+    std::vector<FlowId> order, placed;             // newly placed flows; placed flows by (class, cap level)
+    std::vector<std::pair<double, ResourceId>> queue;
+  } general_scratch_;
+
   // (resource, count) pairs kept sorted by resource: small in practice.
   using CountMap = std::vector<std::pair<ResourceId, std::uint32_t>>;
 

@@ -21,6 +21,17 @@ class MessageSink {
   virtual void on_cancelled(std::uint64_t /*tag*/) {}
 };
 
+/// How a message is sent, beyond its size (pieces of overlapped and priority-scheduled
+/// messages: sim/ps/pieces.hpp).
+struct SendOptions {
+  /// Priority class: at a link shared with messages of other classes, lower classes take
+  /// the bandwidth first (a network built with NetworkModel::priorities).
+  std::uint32_t priority = 0;
+  /// The message follows another one of the same connection back to back: the route's
+  /// latency was paid by the first of the train, so it enters the network as a flow at once.
+  bool follows = false;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -33,6 +44,11 @@ class Transport {
   virtual std::size_t cancel_host(NodeId host) = 0;
   /// The same for every message of `sink` not yet delivered (a collective torn down).
   virtual std::size_t cancel_sink(const MessageSink* sink) = 0;
+  /// The same with options; a transport without classes or trains (test fakes) ignores them.
+  virtual void send(NodeId src, NodeId dst, double bytes, MessageSink* sink, std::uint64_t tag,
+                    const SendOptions& /*options*/) {
+    send(src, dst, bytes, sink, tag);
+  }
 };
 
 }  // namespace pssim::net

@@ -76,10 +76,71 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
         ar->part.params, ar->chunk_bytes, static_cast<collective::Collective::Listener&>(*this));
     total_params_ += static_cast<double>(ar->part.params);
   }
+  if (config_.pieced()) {
+    if (all_reduce_ && (s > 0 || config_.schedule != protocol::Schedule::Fifo || config_.partition_bytes))
+      throw std::invalid_argument("schedule and partition_bytes apply to parameter-server shards; overlap to them or "
+                                  "to a part all-reduced alone");
+    std::vector<training::Range> ranges;
+    for (const auto& l : config_.layers) {
+      ranges.push_back(l.params);
+      layer_flops_.push_back(l.flops);
+    }
+    if (ranges.empty()) {  // one layer holding everything, backward twice the forward
+      ranges.push_back({0, static_cast<std::int64_t>(total_params_)});
+      layer_flops_.push_back({1, 2});
+    }
+    layer_pushes_.assign(ranges.size(), false);
+    const auto pieces = cut_pieces(layout.shards, ranges, config_.partition_bytes);
+    for (std::size_t k = 0; k < s; ++k) {
+      shards_[k].pieces = pieces[k];
+      for (const Piece& p : pieces[k]) layer_pushes_.at(p.layer) = true;
+    }
+    for (auto& w : workers_) w.layer_arrival.assign(ranges.size(), 0);
+    if (all_reduce_) make_buckets(ranges, layout);
+  }
   policy_->attach(*this);
 }
 
 PsProtocol::~PsProtocol() = default;
+
+void PsProtocol::make_buckets(const std::vector<training::Range>& layers, const PsLayout& layout) {
+  AllReduce& a = *all_reduce_;
+  const auto& ar = *layout.all_reduced;
+  a.collective.reset();
+  a.bucket_of_layer_start.assign(layers.size(), -1);
+  // From the last layer back; a bucket closes once it holds bucket_bytes (a layer without
+  // parameters joins the bucket being filled; what is left at the end joins the last one).
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // (first, last) layer
+  std::int64_t params = 0;
+  std::size_t last = layers.size() - 1;
+  for (std::size_t j = layers.size(); j-- > 0;) {
+    params += layers[j].size();
+    if (params > 0 && (static_cast<double>(params) * training::kBytesPerParam >= config_.bucket_bytes || j == 0)) {
+      spans.emplace_back(j, last);
+      params = 0;
+      last = j - 1;
+    } else if (j == 0) {
+      spans.back().first = 0;  // parameter-less first layers join the last bucket filled
+    }
+  }
+  const std::int64_t n = static_cast<std::int64_t>(workers_.size());
+  for (const auto& [first, end] : spans) {
+    std::int64_t elements = 0;
+    for (std::size_t l = first; l <= end; ++l) elements += layers[l].size();
+    auto b = std::make_unique<AllReduce::Bucket>();
+    b->protocol = this;
+    b->index = a.buckets.size();
+    b->first_layer = first;
+    b->last_layer = end;
+    b->collective = std::make_unique<collective::Collective>(
+        sim_, transport_, layout.worker_hosts, collective::make_algorithm(ar.algorithm, static_cast<std::size_t>(n),
+                                                                          ar.racks),
+        elements, ar.chunk_bytes, *b);
+    a.bucket_of_layer_start[first] = static_cast<std::int64_t>(b->index);
+    layer_pushes_[first] = true;
+    a.buckets.push_back(std::move(b));
+  }
+}
 
 std::uint64_t PsProtocol::new_message(Message m) {
   const MessageHead head{.worker = static_cast<std::uint32_t>(m.worker),
@@ -97,6 +158,7 @@ std::uint64_t PsProtocol::new_message(Message m) {
     i = messages_.size();
     messages_.push_back(head);
     if (math_.store) message_refs_.emplace_back();
+    if (config_.pieced()) pieces_left_.push_back(0);
   }
   if (math_.store) message_refs_[i] = {std::move(m.slice), std::move(m.gradient), std::move(m.computed_on)};
   return i;
@@ -127,6 +189,14 @@ std::vector<training::SliceRef> PsProtocol::current_parameters() const {
 // ---- messages ------------------------------------------------------------------------------
 
 void PsProtocol::on_delivered(std::uint64_t tag) {
+  if (tag >> 32) {  // a piece: (piece index + 1) << 32 | message
+    const std::size_t piece = (tag >> 32) - 1;
+    tag &= 0xffffffffu;
+    const MessageHead& head = messages_[tag];
+    if (head.kind == Message::Kind::Pull && config_.overlap == protocol::Overlap::Full)
+      workers_[head.worker].layer_arrival[shards_[head.shard].pieces[piece].layer] = sim_.now();
+    if (--pieces_left_[tag] > 0) return;
+  }
   const MessageHead& head = messages_[tag];
   Message m{head.kind, head.worker, head.shard, head.version, head.clock, nullptr, nullptr, nullptr};
   if (math_.store) {  // the pool slot must not keep slices alive
@@ -184,7 +254,25 @@ void PsProtocol::send_slice(Shard& s, std::size_t worker, training::SliceRef sli
   ++activity(w).pulls_in_flight;
   update_time(w);
   totals_.pull_bytes += bytes;
-  transport_.send(s.host, w.host, bytes, this, tag);
+  send_message(s.host, w.host, s, bytes, tag);
+}
+
+void PsProtocol::send_message(net::NodeId src, net::NodeId dst, const Shard& s, double bytes, std::uint64_t tag,
+                              std::optional<std::size_t> layer) {
+  if (!config_.pieced()) {
+    transport_.send(src, dst, bytes, this, tag);
+    return;
+  }
+  if (!layer) pieces_left_[tag] = static_cast<std::uint32_t>(s.pieces.size());
+  const bool priority = config_.schedule == protocol::Schedule::Priority;
+  for (std::size_t k = 0; k < s.pieces.size(); ++k) {
+    const Piece& p = s.pieces[k];
+    if (layer && p.layer != *layer) continue;
+    net::SendOptions options;
+    options.priority = priority ? static_cast<std::uint32_t>(p.layer) : 0;
+    const double piece_bytes = bytes * static_cast<double>(p.params) / static_cast<double>(s.params);
+    transport_.send(src, dst, piece_bytes, this, tag | (static_cast<std::uint64_t>(k + 1) << 32), options);
+  }
 }
 
 void PsProtocol::send_pulls(Shard& s, const std::vector<std::size_t>& workers) {
@@ -237,12 +325,92 @@ void PsProtocol::try_start(Worker& w) {
   w.ready = policy_->ready_after_start(w);
   update_time(w);
   const double codec = (config_.push_codec_seconds + config_.pull_codec_seconds) * total_params_;
-  runner_.start(w.index, compute_.next_duration(w.index, config_.flops_per_iteration) + seconds_to_ns(codec));
+  const TimeNs duration = compute_.next_duration(w.index, config_.flops_per_iteration) + seconds_to_ns(codec);
+  if (config_.overlap != protocol::Overlap::None) {
+    schedule_layers(w, duration);
+    return;
+  }
+  runner_.start(w.index, duration);
+}
+
+void PsProtocol::schedule_layers(Worker& w, TimeNs duration) {
+  const std::vector<TimeNs> ends = compute::step_ends(duration, layer_flops_);
+  const std::size_t layers = layer_flops_.size();
+  const TimeNs now = sim_.now();
+  TimeNs backward_start = now + ends[layers - 1];
+  if (config_.overlap == protocol::Overlap::Full) {
+    // Forward step l waits for the pieces of layer l (and for step l - 1).
+    TimeNs t = w.last_finish, previous = 0;
+    for (std::size_t l = 0; l < layers; ++l) {
+      t = std::max(t, w.layer_arrival[l]) + (ends[l] - previous);
+      previous = ends[l];
+    }
+    backward_start = std::max(t, now);
+  }
+  Worker* p = &w;
+  // One event per layer that pushes, in backward order (the last layer first); each takes
+  // the next such layer from w.backward_layer (events at one time run in schedule order).
+  w.backward_layer = layers;
+  for (std::size_t j = 0; j < layers; ++j) {
+    if (!layer_pushes_[layers - 1 - j]) continue;
+    sim_.schedule_at(backward_start + (ends[layers + j] - ends[layers - 1]), [p] {
+      PsProtocol& protocol = *p->protocol;
+      do --p->backward_layer;
+      while (!protocol.layer_pushes_[p->backward_layer]);
+      protocol.push_layer(*p, p->backward_layer);
+    });
+  }
+  sim_.schedule_at(backward_start + (duration - ends[layers - 1]), [p] { p->protocol->finish_compute(*p); });
+}
+
+void PsProtocol::open_pushes(Worker& w) {
+  const std::int64_t clock = w.iteration - 1;
+  const std::vector<training::GradientRef> parts =
+      math_.gradients ? math_.gradients->get(w.ticket) : std::vector<training::GradientRef>{};
+  for (auto& s : shards_) {
+    const training::GradientRef gradient = parts.empty() ? nullptr : parts[s.index];
+    const training::SliceRef computed_on = w.used_slices.empty() ? nullptr : w.used_slices[s.index];
+    const auto tag = new_message({Message::Kind::Push, static_cast<std::int64_t>(w.index),
+                                  static_cast<std::int64_t>(s.index), w.used[s.index], clock, nullptr, gradient,
+                                  computed_on});
+    pieces_left_[tag] = static_cast<std::uint32_t>(s.pieces.size());
+    ++activity(w).pushes_in_flight;
+    const double bytes = gradient && gradient->wire_bytes ? *gradient->wire_bytes : s.push_bytes;
+    totals_.push_bytes += bytes;
+    w.push_tags.push_back(static_cast<std::uint32_t>(tag));
+    w.push_sizes.push_back(bytes);
+  }
+  w.used_slices.clear();
+  update_time(w);
+}
+
+void PsProtocol::push_layer(Worker& w, std::size_t layer) {
+  if (w.push_tags.empty() && !shards_.empty()) open_pushes(w);
+  for (auto& s : shards_) send_message(w.host, s.host, s, w.push_sizes[s.index], w.push_tags[s.index], layer);
+  if (all_reduce_ && all_reduce_->bucket_of_layer_start[layer] >= 0) {
+    AllReduce& a = *all_reduce_;
+    if (!w.contributed) {  // the first bucket of the iteration: the gradient is complete for the math
+      const std::vector<training::GradientRef> parts =
+          math_.gradients ? math_.gradients->get(w.ticket) : std::vector<training::GradientRef>{};
+      contribute(w, w.iteration - 1, parts.empty() ? nullptr : parts[a.part]);
+      w.contributed = true;
+    }
+    a.buckets[static_cast<std::size_t>(a.bucket_of_layer_start[layer])]->collective->contribute(w.index);
+  }
 }
 
 void PsProtocol::finish_compute(Worker& w) {
   activity(w).computing = false;
   ++time_.stats(w.index).iterations;
+  if (config_.overlap != protocol::Overlap::None) {  // the pushes left with the backward steps
+    w.last_finish = sim_.now();
+    w.contributed = false;
+    w.push_tags.clear();
+    w.push_sizes.clear();
+    update_time(w);
+    try_start(w);
+    return;
+  }
   const std::int64_t clock = w.iteration - 1;
   const std::vector<training::GradientRef> parts =
       math_.gradients ? math_.gradients->get(w.ticket) : std::vector<training::GradientRef>{};
@@ -260,7 +428,7 @@ void PsProtocol::finish_compute(Worker& w) {
     ++activity(w).pushes_in_flight;
     const double bytes = gradient && gradient->wire_bytes ? *gradient->wire_bytes : s.push_bytes;
     totals_.push_bytes += bytes;
-    transport_.send(w.host, s.host, bytes, this, tag);
+    send_message(w.host, s.host, s, bytes, tag);
   }
   w.used_slices.clear();
   update_time(w);
@@ -382,9 +550,22 @@ void PsProtocol::contribute(Worker& w, std::int64_t clock, const training::Gradi
     note_loss(gradient);
   }
   a.contributed[w.index] = clock;
-  // A worker outside the ring (it rejoined while a rebuild waits) hands its input in when
-  // the ring is rebuilt with it.
-  if (a.rank_of[w.index] >= 0) a.collective->contribute(static_cast<std::size_t>(a.rank_of[w.index]));
+  // With buckets, the gradient goes in bucket by bucket (push_layer). A worker outside the
+  // ring (it rejoined while a rebuild waits) hands its input in when the ring is rebuilt with it.
+  if (a.collective && a.rank_of[w.index] >= 0)
+    a.collective->contribute(static_cast<std::size_t>(a.rank_of[w.index]));
+}
+
+void PsProtocol::bucket_done(const AllReduce::Bucket& b, std::size_t rank, std::int64_t round) {
+  AllReduce& a = *all_reduce_;
+  const auto slot = static_cast<std::size_t>(round - a.first_open);
+  while (a.rounds.size() <= slot) a.rounds.emplace_back();
+  auto& done = a.rounds[slot].buckets_done;
+  if (done.empty()) done.assign(workers_.size(), 0);
+  Worker& w = workers_[rank];
+  if (config_.overlap == protocol::Overlap::Full)
+    for (std::size_t l = b.first_layer; l <= b.last_layer; ++l) w.layer_arrival[l] = sim_.now();
+  if (++done[rank] == a.buckets.size()) on_done(rank, round);
 }
 
 void PsProtocol::on_done(std::size_t rank, std::int64_t ring_round) {

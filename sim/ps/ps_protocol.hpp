@@ -25,6 +25,28 @@
 // compression or sparse embedding rows, the sizes the math reports, or PsConfig's fixed
 // sizes without math. Version 0 always goes out whole.
 //
+// Overlap and scheduling (PsConfig::overlap, schedule, partition_bytes; pieces.hpp): with
+// any of them set, every message travels as pieces, one flow each, per layer of the shard
+// (and at most partition_bytes each), in priority class = layer index under `priority`
+// (class 0 otherwise); the message counts as arrived with its last piece. The iteration's
+// compute is cut into layer steps (compute/layer_timeline.hpp). `backward`: a layer's
+// pieces of every shard's push leave when its backward step ends (last layer first); the
+// worker's compute ends with the first layer's backward step, as without overlap.
+// `full`: besides, forward step l starts at max(end of step l-1, arrival of the last piece
+// of layer l of the slices the computation uses, end of the worker's previous compute):
+// the forward steps are laid out when the policy lets the worker compute (every slice it
+// needs is in), which is never before they would have run, so the backward steps and
+// pushes that follow are events in the future. The math is the same in every mode: the
+// gradient of the same batch on the same slices. Time split under `full`: forward steps
+// that ran while pieces were still arriving count as pulling, not computing.
+//
+// All-reduced part with overlap (PyTorch DDP): the layers are gathered into buckets of at
+// least bucket_bytes, from the last layer back (a bucket ends once it holds that much);
+// each bucket is all-reduced by a collective of its own, which a worker joins when the
+// backward step of the bucket's first layer ends (the bucket's gradients are then all
+// there). A worker holds the part's new version when it holds every bucket's result;
+// under `full` its layer l may start forward once the bucket holding l is done there.
+//
 // Time split (WorkerTimeSplit): computing; pushing = gradient parts in flight, or
 // messages the worker sent in the reduce steps of a collective; pulling = slices in
 // flight to it, or messages to it in the gather steps; else blocked (down: host failed).
@@ -57,6 +79,9 @@
 #include "sim/collective/collective.hpp"
 #include "sim/compute/compute_model.hpp"
 #include "sim/compute/compute_runner.hpp"
+#include "sim/compute/layer_timeline.hpp"
+#include "sim/protocol/protocol_config.hpp"
+#include "sim/ps/pieces.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/net/transport.hpp"
 #include "sim/protocol/observer.hpp"
@@ -89,6 +114,24 @@ struct PsConfig {
   std::optional<TimeNs> checkpoint_every;  ///< none: no checkpoints (a crash restarts from version 0)
   double checkpoint_bandwidth = 0;         ///< bytes/s of writing and reading a checkpoint; 0: instant
   bool abandon_stale = false;  ///< sync: a worker whose every part moved on abandons its computation
+  /// Overlap of communication with computation and the scheduling of pieces (see the
+  /// header comment); the defaults send whole messages after the whole computation.
+  protocol::Overlap overlap = protocol::Overlap::None;
+  protocol::Schedule schedule = protocol::Schedule::Fifo;
+  std::optional<double> partition_bytes;
+  /// The model's layers in forward order, with pieces: their parameter ranges and FLOPs
+  /// (only the shares of the FLOPs matter). Empty: one layer holding everything.
+  struct Layer {
+    training::Range params;
+    compute::LayerFlops flops;
+  };
+  std::vector<Layer> layers;
+  /// All-reduced part with overlap: gradient buckets of at least this many bytes, filled
+  /// with whole layers from the last (PyTorch DDP's bucket_cap_mb, 25 MiB by default).
+  double bucket_bytes = 25.0 * 1024 * 1024;
+  bool pieced() const {
+    return overlap != protocol::Overlap::None || schedule != protocol::Schedule::Fifo || partition_bytes.has_value();
+  }
 };
 
 /// The part all workers replicate and all-reduce (allreduce and hybrid).
@@ -168,6 +211,14 @@ class PsProtocol final : public protocol::TrainingProtocol,
     TimeNs down_since = 0;           // its last crash
     std::vector<std::uint16_t> held_incarnation, used_incarnation;  // per part: the shard's incarnation
     TimeNs compute_started = 0;
+    // With overlap (PsConfig::pieced):
+    std::vector<TimeNs> layer_arrival;   // full: when the last piece of each layer arrived
+    TimeNs last_finish = 0;              // full: end of the previous computation
+    std::vector<std::uint32_t> push_tags;          // backward: this iteration's push of each shard
+    std::vector<double> push_sizes;                // backward: its bytes
+    std::size_t backward_layer = 0;                // backward: the layer whose pieces left last
+    bool contributed = false;                      // backward, buckets: this iteration's gradient is in
+    std::vector<training::GradientRef> gradients;  // backward: this iteration's gradient parts
   };
   struct Shard {
     PsProtocol* protocol = nullptr;
@@ -176,6 +227,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
     double bytes = 0;                       // the slice, uncompressed
     double push_bytes = 0, pull_bytes = 0;  // a message without math (see PsConfig)
     std::int64_t params = 0;
+    std::vector<Piece> pieces;              // with overlap: the pieces of its messages
     bool applying = false;
     TimeNs apply_started = 0;
     // Dynamics.
@@ -215,13 +267,31 @@ class PsProtocol final : public protocol::TrainingProtocol,
   };
   // The all-reduced part's state per round in progress.
   struct AllReduce {
+    AllReduce() {}  // user-provided: clang 14 otherwise finds it not default constructible here
     std::size_t part = 0;
     std::int64_t elements = 0;
-    std::unique_ptr<collective::Collective> collective;
+    std::unique_ptr<collective::Collective> collective;  // without overlap: the whole part
+    // With overlap: one collective per bucket, and what each bucket covers.
+    struct Bucket final : collective::Collective::Listener {
+      PsProtocol* protocol = nullptr;
+      std::size_t index = 0, first_layer = 0, last_layer = 0;  // layers first..last
+      std::unique_ptr<collective::Collective> collective;
+      void on_done(std::size_t rank, std::int64_t round) override { protocol->bucket_done(*this, rank, round); }
+      void on_message(std::size_t from, std::size_t to, collective::Phase phase, double bytes, bool sent) override {
+        protocol->on_message(from, to, phase, bytes, sent);
+      }
+      void on_step(std::size_t rank, std::int64_t round, std::size_t step, collective::Phase phase, TimeNs start,
+                   TimeNs end) override {
+        protocol->on_step(rank, round, step, phase, start, end);
+      }
+    };
+    std::vector<std::unique_ptr<Bucket>> buckets;
+    std::vector<std::int64_t> bucket_of_layer_start;  // per layer: the bucket whose first layer it is, or -1
     // Per round still open ([0] is round first_open): at most two are (a worker holding
     // round r's result may hand in round r+1's gradient before others hold r's).
     struct Round {
       std::int64_t done = 0;       // workers holding the result
+      std::vector<std::uint32_t> buckets_done;  // with buckets: per worker, buckets it holds
       std::int64_t samples = 0;    // math: samples of the round's gradients
       double loss = 0;             // math: sum of their losses
       training::SliceRef result;   // math: the part after the round's update
@@ -252,6 +322,18 @@ class PsProtocol final : public protocol::TrainingProtocol,
   void update_time(Worker& w) { time_.update(w.index, sim_.now()); }
   protocol::WorkerTimeSplit::Activity& activity(const Worker& w) { return time_.activity(w.index); }
 
+  /// Sends message `tag` of `bytes` whole, or as shard s's pieces (those of `layer` only,
+  /// when given) when pieced.
+  void send_message(net::NodeId src, net::NodeId dst, const Shard& s, double bytes, std::uint64_t tag,
+                    std::optional<std::size_t> layer = std::nullopt);
+  /// Overlap with an all-reduced part: its buckets over `layers`.
+  void make_buckets(const std::vector<training::Range>& layers, const PsLayout& layout);
+  /// Overlap: opens worker w's pushes of this iteration (the gradient, when math).
+  void open_pushes(Worker& w);
+  /// Overlap: layer l's backward step at worker w ended: its pieces leave.
+  void push_layer(Worker& w, std::size_t layer);
+  /// Overlap: the compute of worker w's iteration of `duration`, laid out in layer steps.
+  void schedule_layers(Worker& w, TimeNs duration);
   void send_slice(Shard& s, std::size_t worker, training::SliceRef slice, double bytes);
   /// Shard s's current version to each of `workers`.
   void send_pulls(Shard& s, const std::vector<std::size_t>& workers);
@@ -261,6 +343,8 @@ class PsProtocol final : public protocol::TrainingProtocol,
   void try_start(Worker& w);
   void finish_compute(Worker& w);
   void contribute(Worker& w, std::int64_t clock, const training::GradientRef& gradient);
+  /// With buckets: rank `rank` holds round `round`'s result of bucket b.
+  void bucket_done(const AllReduce::Bucket& b, std::size_t rank, std::int64_t round);
   void begin_apply(Shard& s);
   void finish_apply(Shard& s);
   /// Bookkeeping of every update of part p: samples, totals, observer, stop limits.
@@ -308,6 +392,9 @@ class PsProtocol final : public protocol::TrainingProtocol,
   double total_params_ = 0;
   std::vector<MessageHead> messages_;
   std::vector<MessageRefs> message_refs_;  // math only: same index as messages_
+  std::vector<std::uint32_t> pieces_left_; // pieced only: same index as messages_
+  std::vector<compute::LayerFlops> layer_flops_;  // pieced only: per layer
+  std::vector<bool> layer_pushes_;                // pieced only: some shard has a piece of the layer
   std::vector<std::uint32_t> free_messages_;
   std::deque<std::int64_t> parts_done_per_clock_;  // open clocks: parts that applied clock c
   std::deque<std::int64_t> dropped_per_clock_;

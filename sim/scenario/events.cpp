@@ -33,6 +33,14 @@ std::int64_t indexed(const std::string& name, const std::string& prefix) {
 // The checks every event passes, wherever it was written.
 void check_event(const EventSpec& e, const EventFacts& f) {
   const char* kind = to_string(e.kind);
+  if (!f.all_excluded_by.empty())
+    fail(e.where, fmt::format("{} with {} is not modelled: failures and speed changes cancel and re-time whole "
+                              "computations, not per-layer steps",
+                              kind, f.all_excluded_by));
+  if (!f.network_excluded_by.empty() && e.kind != Kind::WorkerSpeed)
+    fail(e.where, fmt::format("{} with {} is not modelled: failures and link changes cancel and re-time whole "
+                              "messages under max-min sharing, not pieces or per-flow tcp or priority progress",
+                              kind, f.network_excluded_by));
   if (is_worker_event(e.kind)) {
     const auto i = indexed(e.target, "worker-");
     if (i < 0 || i >= f.workers)

@@ -24,6 +24,13 @@ struct EventFacts {
   bool pull_compression = false;
   std::vector<std::string> nodes;    ///< every node of the topology by name (for `a--b` links)
   std::vector<std::string> hosts;    ///< host names (a link target may be one)
+  /// Non-empty: the setting under which no event is modelled (protocol.overlap: per-layer
+  /// steps are not re-timed or cancelled), named in the error.
+  std::string all_excluded_by;
+  /// Non-empty: the setting under which crashes and link events are not modelled (pieces
+  /// of messages, tcp or priority sharing: cancellation and capacity changes handle whole
+  /// messages under max-min only); speed events still apply.
+  std::string network_excluded_by;
 };
 
 /// Reads the `events:` list (validated against the schema).

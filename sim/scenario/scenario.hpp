@@ -18,6 +18,7 @@
 #include "models/optim/lr_schedule.hpp"
 #include "models/optim/optimizer.hpp"
 #include "sim/core/time.hpp"
+#include "sim/net/network_model.hpp"
 #include "sim/protocol/protocol_config.hpp"
 #include "sim/scenario/scenario_error.hpp"
 
@@ -27,6 +28,7 @@ struct SyntheticModel {
   std::int64_t params = 0;                 ///< float32 parameters
   double flops_per_sample = 0;             ///< forward + backward
   std::vector<std::int64_t> layer_params;  ///< sizes of the layers (tensors), in order; sums to params
+  std::vector<double> layer_flops;         ///< FLOPs of each layer (shares); empty: in proportion to layer_params
 };
 
 /// model.kind torch: a PyTorch module, whose network the Python package builds
@@ -153,6 +155,7 @@ struct ExplicitLink {
 };
 
 struct NetworkConfig {
+  net::NetworkModel model;  ///< maxmin, or tcp with its factors (network_model.hpp)
   enum class Topology { Star, TwoTier, Explicit } topology = Topology::Star;
   NicConfig worker_nic, server_nic;
   std::vector<NicOverride> nic_overrides;

@@ -44,7 +44,13 @@ SchemaPtr model_schema() {
                   "Forward + backward operations for one sample."),
          omittable("layer_params", list_of(scalar(VT::Count, 1, kMaxParams), 1, 100'000),
                    "Parameter count of each layer (tensor), in order; must sum to `params`. Used by "
-                   "`cluster.servers.partition: layer`. Absent: one layer.")}},
+                   "`cluster.servers.partition: layer` and by `protocol.overlap` (the layers' steps). Absent: one "
+                   "layer."),
+         omittable("layer_flops", list_of(scalar(VT::Flops, 0, 1e18), 1, 100'000),
+                   "Forward + backward FLOPs of each layer per sample, one per `layer_params` entry, input first: "
+                   "the layer profile of `protocol.overlap`. Only their shares matter (the iteration still takes "
+                   "`flops_per_sample` x batch / throughput); each layer's forward step takes a third, its "
+                   "backward step two thirds. Absent: in proportion to `layer_params`.")}},
        {"cnn",
         "A convolutional network on images: a preset, or `layers` one by one (ending with a linear layer "
         "with one output per class).",
@@ -417,6 +423,29 @@ SchemaPtr network_schema() {
                               "`own-rack`: servers share a rack of their own (all traffic crosses the core); "
                               "`spread`: server k joins worker rack k mod racks."));
   const auto names = list_of(scalar(VT::Name), 1);
+  std::vector<Field> shared = {
+      omittable("model", enumeration({"maxmin", "tcp"}),
+                "How a message is timed. `maxmin` (absent): it waits its route's latency, then moves at its max-min "
+                "fair share of every link direction it crosses (SimGrid's CM02 without corrections). `tcp`: "
+                "SimGrid's LV08 calibration against measured TCP (Velho et al., TOMACS 2013): latency x 13.01 "
+                "(slow start), payload at 0.97 of the share, ACK cross-traffic of 0.05 of a flow's rate on its "
+                "reverse path, a window cap gamma / (2 x route latency), and RTT-unfair sharing (weights 1 / "
+                "(route latency + weight_s / bandwidth of each link)); the factors are in `network.tcp`."),
+      omittable("tcp",
+                map_of({optional("latency_factor", scalar(VT::Real, 0, 1e6), "13.01",
+                                 "A message waits this times its route's latency before it moves."),
+                        optional("bandwidth_factor", scalar_above(VT::Real, 0, 1), "0.97",
+                                 "Payload moves at this fraction of the flow's share of the links."),
+                        optional("crosstraffic", scalar(VT::Real, 0, 1), "0.05",
+                                 "Share of a flow's rate its ACKs take on every link direction of the reverse path "
+                                 "(0: none)."),
+                        optional("gamma", scalar(VT::Bytes, 0, 1e15), "4MiB",
+                                 "Largest TCP window: a flow moves at most gamma / (2 x route latency) (0: no cap)."),
+                        optional("weight_s", scalar(VT::Real, 0, 1e12), "20537",
+                                 "Bytes: a flow's sharing weight is 1 / (route latency + weight_s / bandwidth of "
+                                 "each link on its route) (0: 1 / route latency).")}),
+                "The LV08 factors of `network.model: tcp` (each may be set alone; the neutral values 1, 1, 0, 0, "
+                "0 switch a correction off). Only with model tcp.")};
   return variant(
       "topology", "The shape of the network.", "star",
       {{"star", "Every host on one non-blocking switch: the NICs are the only constraints.",
@@ -437,7 +466,8 @@ SchemaPtr network_schema() {
                           1),
                   "Full-duplex links; routes follow the lowest total latency (then fewest hops)."),
          required("workers", names, "Host of each worker, in worker order (as many as workers.count)."),
-         required("servers", names, "Server hosts, in server order (as many as servers.count).")}}});
+         required("servers", names, "Server hosts, in server order (as many as servers.count).")}}},
+      shared);
 }
 
 SchemaPtr direction_schema(bool push) {
@@ -534,7 +564,9 @@ SchemaPtr build() {
                 "A timeline of what happens to the cluster: crashes and recoveries of workers and servers, links "
                 "that change or fail, workers that slow down. Each entry has a time (`at`, or `every` for a "
                 "recurring event, or `rate` for Poisson-random ones), a `kind` and a `target`. What happened is "
-                "written to events.csv."),
+                "written to events.csv. Not with protocol.overlap (per-layer steps are not re-timed); with "
+                "partition_bytes, schedule: priority or network.model: tcp only worker_speed events (crashes and "
+                "link changes handle whole messages under max-min sharing)."),
       omittable("events_file", scalar(VT::Path),
                 "The same events from a CSV trace (e.g. taken from a real cluster), relative to the working "
                 "directory: a header `time,kind,target,value` (an optional `latency` column after `value` is "

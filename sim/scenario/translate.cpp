@@ -64,6 +64,14 @@ ModelConfig read_model(const ConfigNode& node) {
     } else {
       m.synthetic.layer_params = {m.synthetic.params};
     }
+    if (const ConfigNode* flops = node.find("layer_flops")) {
+      for (const auto& item : flops->items()) m.synthetic.layer_flops.push_back(as_flops(item));
+      if (m.synthetic.layer_flops.size() != m.synthetic.layer_params.size())
+        fail(*flops, fmt::format("model.layer_flops gives {} layers, but model.layer_params {}: one per layer",
+                                 m.synthetic.layer_flops.size(),
+                                 node.find("layer_params") ? std::to_string(m.synthetic.layer_params.size())
+                                                           : std::string("is absent (one layer)")));
+    }
     return m;
   }
   m.kind = ModelConfig::Kind::Network;
@@ -333,17 +341,43 @@ NoiseConfig read_noise(const ConfigNode& node) {
   return n;
 }
 
+// The settings under which dynamics are not modelled. They cancel and re-time whole
+// computations (compute::ComputeRunner) and whole messages under max-min sharing
+// (FlowNetwork::cancel_*, set_capacity): overlap times per-layer steps (nothing of the
+// dynamics applies); pieces, tcp and priority classes leave speed changes only.
+std::string dynamics_excluded_by(const Scenario& s) {
+  if (s.protocol.overlap == protocol::Overlap::Backward) return "protocol.overlap: backward";
+  if (s.protocol.overlap == protocol::Overlap::Full) return "protocol.overlap: full";
+  return {};
+}
+std::string failures_excluded_by(const Scenario& s) {
+  if (s.protocol.schedule == protocol::Schedule::Priority) return "protocol.schedule: priority";
+  if (s.protocol.partition_bytes) return "protocol.partition_bytes";
+  if (s.network.model.general()) return "network.model: tcp";
+  return {};
+}
+
 // Events and the protocol's keys for them, checked against the scenario they run in.
 DynamicsConfig read_dynamics(const ConfigNode& root, const Scenario& s) {
   DynamicsConfig d;
   const ConfigNode& protocol = root.at("protocol");
+  const std::string excluded_by = dynamics_excluded_by(s);
+  const auto not_with = [&](const ConfigNode& at, const char* what) {
+    if (!excluded_by.empty())
+      fail(at, fmt::format("{} with {} is not modelled (it re-times whole computations, not per-layer steps)", what,
+                           excluded_by));
+  };
   if (const ConfigNode* t = protocol.find("failure_timeout")) d.failure_timeout = as_duration(*t);
   if (const ConfigNode* a = protocol.find("abandon_stale")) {
     d.abandon_stale = as_bool(*a);
     if (d.abandon_stale && s.protocol.scheme != "sync")
       fail(*a, fmt::format("protocol.abandon_stale is for sync (a round that closed without a straggler), not {}",
                            s.protocol.scheme));
+    if (d.abandon_stale) not_with(*a, "protocol.abandon_stale");
   }
+  if (s.cluster.workers.speed.dist == SpeedConfig::Dist::Markov)
+    not_with(root.at("cluster").at("workers").at("speed"), "speed: {dist: markov}");
+  if (s.cluster.servers.checkpoint) not_with(root.at("cluster").at("servers").at("checkpoint"), "cluster.servers.checkpoint");
   const schemes::Scheme& scheme = schemes::find(s.protocol.scheme);
   EventFacts f;
   f.workers = s.cluster.workers.count;
@@ -370,6 +404,8 @@ DynamicsConfig read_dynamics(const ConfigNode& root, const Scenario& s) {
     }
   }
   f.nodes.insert(f.nodes.end(), f.hosts.begin(), f.hosts.end());
+  f.all_excluded_by = excluded_by;
+  f.network_excluded_by = failures_excluded_by(s);
   if (const ConfigNode* list = root.find("events")) d.events = read_events(*list, f);
   if (const ConfigNode* file = root.find("events_file")) {
     auto more = read_events_file(as_text(*file), f);
@@ -458,8 +494,27 @@ void read_nic_overrides(const ConfigNode& list, const ClusterConfig& cluster, Ne
   }
 }
 
+// network.model and network.tcp (net/network_model.hpp).
+net::NetworkModel read_network_model(const ConfigNode& node) {
+  net::NetworkModel m;
+  const ConfigNode* model = node.find("model");
+  const ConfigNode* tcp = node.find("tcp");
+  if (model && as_text(*model) == "tcp") m.kind = net::NetworkModel::Kind::Tcp;
+  if (!tcp) return m;
+  if (m.kind != net::NetworkModel::Kind::Tcp)
+    fail(*tcp, "network.tcp sets the factors of the tcp model: add `model: tcp` to the network section, or remove "
+               "network.tcp");
+  m.tcp.latency_factor = as_real(tcp->at("latency_factor"));
+  m.tcp.bandwidth_factor = as_real(tcp->at("bandwidth_factor"));
+  m.tcp.crosstraffic = as_real(tcp->at("crosstraffic"));
+  m.tcp.gamma = as_bytes(tcp->at("gamma"));
+  m.tcp.weight_s = as_real(tcp->at("weight_s"));
+  return m;
+}
+
 NetworkConfig read_network(const ConfigNode& node, const ClusterConfig& cluster) {
   NetworkConfig net;
+  net.model = read_network_model(node);
   const std::string& topology = as_text(node.at("topology"));
   if (topology == "explicit") {
     net.topology = NetworkConfig::Topology::Explicit;

@@ -26,16 +26,37 @@ bool given(const ConfigNode* node) { return node && node->location().line > 0; }
 
 // ---- reading the protocol section -----------------------------------------------------------
 
+// protocol.overlap, schedule and partition_bytes (the PS schemes but local-sgd).
+void read_overlap(const ConfigNode& node, bool full_allowed, protocol::ProtocolConfig& out) {
+  if (const ConfigNode* overlap = node.find("overlap")) {
+    const std::string& mode = scenario::as_text(*overlap);
+    out.overlap = mode == "full"       ? protocol::Overlap::Full
+                  : mode == "backward" ? protocol::Overlap::Backward
+                                       : protocol::Overlap::None;
+    if (out.overlap == protocol::Overlap::Full && !full_allowed)
+      fail(*overlap, fmt::format("overlap full starts a forward pass before the staleness bound is known to allow "
+                                 "it: protocol {} supports overlap none or backward",
+                                 scenario::as_text(node.at("mode"))));
+  }
+  if (const ConfigNode* schedule = node.find("schedule"))
+    out.schedule = scenario::as_text(*schedule) == "priority" ? protocol::Schedule::Priority : protocol::Schedule::Fifo;
+  if (const ConfigNode* bytes = node.find("partition_bytes")) out.partition_bytes = scenario::as_bytes(*bytes);
+}
+
 void read_sync(const ConfigNode& node, const ScenarioFacts& facts, protocol::ProtocolConfig& out) {
+  read_overlap(node, true, out);
   out.backup_workers = scenario::as_count(node.at("backup_workers"));
   if (out.backup_workers >= facts.workers)
     fail(node.at("backup_workers"), fmt::format("{} backup workers out of {}: a round needs at least one gradient",
                                                 out.backup_workers, facts.workers));
 }
 
-void read_async(const ConfigNode&, const ScenarioFacts&, protocol::ProtocolConfig&) {}
+void read_async(const ConfigNode& node, const ScenarioFacts&, protocol::ProtocolConfig& out) {
+  read_overlap(node, true, out);
+}
 
 void read_ssp(const ConfigNode& node, const ScenarioFacts&, protocol::ProtocolConfig& out) {
+  read_overlap(node, false, out);
   out.staleness = scenario::as_count(node.at("staleness"));
 }
 
@@ -63,6 +84,18 @@ void read_collective(const ConfigNode& node, const ScenarioFacts& facts, protoco
 }
 
 void read_allreduce(const ConfigNode& node, const ScenarioFacts& facts, protocol::ProtocolConfig& out) {
+  if (const ConfigNode* overlap = node.find("overlap")) {
+    const std::string& mode = scenario::as_text(*overlap);
+    out.overlap = mode == "full"       ? protocol::Overlap::Full
+                  : mode == "backward" ? protocol::Overlap::Backward
+                                       : protocol::Overlap::None;
+  }
+  if (const ConfigNode* bucket = node.find("bucket_bytes")) {
+    if (out.overlap == protocol::Overlap::None)
+      fail(*bucket, "bucket_bytes sizes the gradient buckets of an overlapped all-reduce: set protocol.overlap to "
+                    "backward or full, or remove bucket_bytes");
+    out.bucket_bytes = scenario::as_bytes(*bucket);
+  }
   if (given(facts.servers))
     fail(*facts.servers, "cluster.servers is not used by protocol allreduce: there are no parameter servers (every "
                          "worker keeps a replica of the parameters); remove the servers section");
@@ -123,6 +156,54 @@ std::vector<scenario::Field> collective_fields() {
                     "messages.")};
 }
 
+// Keys of allreduce: the collective's, and overlap with gradient buckets (PyTorch DDP).
+std::vector<scenario::Field> allreduce_fields() {
+  using scenario::enumeration;
+  using scenario::omittable;
+  std::vector<scenario::Field> fields = collective_fields();
+  fields.push_back(omittable(
+      "overlap", enumeration({"none", "backward", "full"}),
+      "When the all-reduce runs relative to the computation (forward through the layers, then backward from the "
+      "last). `none`: one all-reduce of every gradient after the whole iteration. `backward` (PyTorch DDP): the "
+      "layers are gathered into buckets of `bucket_bytes` from the last layer back, and each bucket is all-reduced "
+      "on its own as soon as the backward step of its first layer ends. `full`: besides, layer l's forward step "
+      "starts as soon as the bucket holding layer l is reduced. The math is the same in every mode. Absent: none."));
+  fields.push_back(omittable("bucket_bytes", scenario::scalar_above(ValueType::Bytes, 0, 1e15),
+                             "With overlap: a bucket closes once it holds at least this many bytes of gradients "
+                             "(whole layers). Absent: 25MiB (DDP's bucket_cap_mb)."));
+  return fields;
+}
+
+// Keys of the PS schemes that can overlap communication with computation.
+std::vector<scenario::Field> overlap_fields(std::vector<scenario::Field> fields) {
+  using scenario::enumeration;
+  using scenario::omittable;
+  using scenario::optional;
+  fields.push_back(omittable(
+      "overlap", enumeration({"none", "backward", "full"}),
+      "When messages leave relative to the computation, which runs forward through the layers, then backward "
+      "from the last (each layer's step takes its share of the iteration's FLOPs: `model.layer_flops`, or "
+      "counted from a real network's shapes). `none`: the whole iteration, then every push. `backward` (wait-free "
+      "backpropagation, Poseidon / TensorFlow): each layer's gradient leaves as soon as its backward step ends. "
+      "`full`: besides, layer l's forward step starts as soon as every piece of layer l's parameters has arrived "
+      "(not with ssp). The math is the same in every mode. Absent: none."));
+  fields.push_back(omittable(
+      "schedule", enumeration({"fifo", "priority"}),
+      "How messages in flight share the network. `fifo`: every piece leaves when it is produced and shares each "
+      "link max-min fairly with all others (a fluid model: a small piece produced late is not stuck behind a large "
+      "one, as it would be in one TCP connection's queue). `priority` (P3, ByteScheduler): strict priority by layer, the input "
+      "layer first: at a link shared by pieces of several layers, the nearest the input take all the bandwidth "
+      "they can use, the rest share what is left (max-min within a layer). Strict priority rather than weights "
+      "because the next forward pass needs the first layers first and weights would still share the bandwidth "
+      "with the last ones; with partition_bytes it is close to the preemptive per-piece order of those systems. Absent: fifo."));
+  fields.push_back(omittable(
+      "partition_bytes", scenario::scalar_above(ValueType::Bytes, 0, 1e15),
+      "Cut each layer's part of a shard's message into pieces of at most this size (BytePS: 4MB), each a flow of "
+      "its own. Absent: one piece per layer and shard. With overlap none and schedule fifo, absent means whole "
+      "messages (as before)."));
+  return fields;
+}
+
 std::vector<Scheme> build_registry() {
   using scenario::optional;
   using scenario::required;
@@ -131,20 +212,21 @@ std::vector<Scheme> build_registry() {
   s.push_back({"sync",
                "Bulk synchronous (BSP): each shard waits for a gradient from every worker (all but the slowest "
                "`backup_workers`), averages, applies, and sends its new slice to every worker.",
-               {optional("backup_workers", scalar(ValueType::Count, 0, kMaxWorkers), "0",
-                         "Gradients a round may go without: each round proceeds with the first N - b; later ones are "
-                         "dropped.")},
+               overlap_fields({optional("backup_workers", scalar(ValueType::Count, 0, kMaxWorkers), "0",
+                                        "Gradients a round may go without: each round proceeds with the first N - "
+                                        "b; later ones are dropped.")}),
                true, false, false, true, Layout::ServerShards, read_sync, create_sync});
   s.push_back({"async",
                "Asynchronous (ASP): each gradient is applied on arrival; the shard then sends its current slice back "
                "to that worker. Staleness = updates applied since the worker's copy.",
-               {},
+               overlap_fields({}),
                false, true, true, true, Layout::ServerShards, read_async, create_async});
   s.push_back({"ssp",
                "Stale synchronous: as sync, every shard applies one averaged update per clock, but a worker may start "
                "up to `staleness` clocks ahead of the slowest, on the newest parameters it has.",
-               {required("staleness", scalar(ValueType::Count, 0, 1'000'000),
-                         "Bound s: a worker starts iteration c only when every worker has finished c - s. 0 is sync.")},
+               overlap_fields({required("staleness", scalar(ValueType::Count, 0, 1'000'000),
+                                        "Bound s: a worker starts iteration c only when every worker has finished "
+                                        "c - s. 0 is sync.")}),
                true, true, false, false, Layout::ServerShards, read_ssp, create_ssp});
   Scheme local{"local-sgd",
                "Local SGD / FedAvg (McMahan et al. 2017; Lin et al. 2020): each worker takes `local_steps` optimizer "
@@ -163,7 +245,7 @@ std::vector<Scheme> build_registry() {
                "Synchronous data parallelism without servers: every worker keeps a replica of the parameters; each "
                "iteration the workers' gradients are summed by an all-reduce over the network and every replica "
                "applies the same average (the optimizer state is replicated too). Uses no `cluster.servers`.",
-               collective_fields(), true, false, false, false, Layout::AllReduced, read_allreduce,
+               allreduce_fields(), true, false, false, false, Layout::AllReduced, read_allreduce,
                create_all_reduced});
   s.push_back({"hybrid",
                "Parameter servers for the embedding table, all-reduce for the rest (the layout used for "

@@ -360,6 +360,33 @@ zip:
   CHECK(pssim("plot " + scratch().string()).code == 2);  // not a result directory
 }
 
+TEST_CASE("pssim plot draws iteration time against bandwidth for overlap sweeps", "[cli][plot]") {
+  // Two layers, the large one last (VGG-like); 8 tiny runs.
+  write_scenario("overlap-base.yaml", R"(name: overlap-base
+model: {kind: synthetic, params: 3M, flops_per_sample: 1GFLOP, layer_params: [1M, 2M], layer_flops: [2GFLOP, 1GFLOP]}
+data: {batch_size: 16}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 2, throughput: 1TFLOPS}, servers: {count: 2, shards: 2}}
+network: {worker_nic: {bandwidth: 10Gbps}, server_nic: {bandwidth: 100Gbps}}
+)");
+  const fs::path sweep = write_scenario("overlap-sweep.yaml", R"(name: overlap-sweep
+base: overlap-base.yaml
+grid:
+  protocol.overlap: [none, full]
+  protocol.schedule: [fifo, priority]
+  network.worker_nic.bandwidth: [1Gbps, 10Gbps]
+)");
+  const fs::path out = scratch() / "overlap-sweep-out", figures = scratch() / "overlap-figures";
+  REQUIRE(pssim("sweep -q " + sweep.string() + " -o " + out.string()).code == 0);
+  const Result r = pssim("plot " + out.string() + " -o " + figures.string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(slurp(figures / "iteration_time_vs_bandwidth.png").substr(1, 3) == "PNG");
+  const std::string svg = slurp(figures / "iteration_time_vs_bandwidth.svg");
+  CHECK_THAT(svg, Catch::Contains("worker NIC bandwidth (Gbps") && Catch::Contains("priority over fifo") &&
+                      Catch::Contains("compute alone"));
+}
+
 TEST_CASE("the shipped scenarios are valid", "[cli]") {
   int checked = 0;
   for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing",

@@ -127,7 +127,7 @@ TEST_CASE("every algorithm is an all-reduce, for any rank count and vector lengt
     }
 }
 
-TEST_CASE("ring and halving-doubling send 2(n-1)/n of the vector per rank; recursive doubling log2(n) vectors",
+TEST_CASE("ring and halving-doubling send 2(n-1)/n of the vector per rank, recursive doubling log2(n) vectors",
           "[collective]") {
   // The bandwidth terms of the closed forms: with P divisible by n, every rank sends
   // exactly 2(n-1)/n P (ring: 2(n-1) segments of P/n; halving-doubling: P/2 + P/4 + ... +

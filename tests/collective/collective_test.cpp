@@ -101,7 +101,7 @@ TEST_CASE("ring all-reduce takes 2(N-1)/N M/B + 2(N-1) alpha", "[collective][gol
   }
 }
 
-TEST_CASE("halving-doubling takes 2(N-1)/N M/B + 2 log2(N) alpha; recursive doubling log2(N) (alpha + M/B)",
+TEST_CASE("halving-doubling takes 2(N-1)/N M/B + 2 log2(N) alpha, recursive doubling log2(N) (alpha + M/B)",
           "[collective][golden]") {
   // Halving step k exchanges M/2^(k+1) with one partner (each NIC one flow each way):
   // alpha + M/(2^(k+1) B); the log2 N halvings sum to (1 - 1/N) M/B + log2(N) alpha, and the
@@ -134,7 +134,7 @@ TEST_CASE("halving-doubling with a non-power-of-two: the extra rank hands over a
   CHECK(d.at[0][0] == 12'080'000);
 }
 
-TEST_CASE("a binary tree shares the parent's NIC; chunks pipeline the two halves", "[collective][golden]") {
+TEST_CASE("a binary tree shares the parent's NIC, chunks pipeline the two halves", "[collective][golden]") {
   // 3 ranks: leaves 1 and 2 send M to the root at once through its down NIC (B/2 each):
   // alpha + 2M/B; the root sends M to both through its up NIC: alpha + 2M/B again.
   // With C chunks the root broadcasts chunk c while it receives chunk c+1: the two stages
@@ -167,7 +167,7 @@ TEST_CASE("hierarchical all-reduce: rings inside racks, a ring across oversubscr
   for (TimeNs t : d.at[0]) CHECK(t == 8'084'000);
 }
 
-TEST_CASE("rounds follow each other; a rank may start the next round while others finish", "[collective]") {
+TEST_CASE("rounds follow each other, a rank may start the next round while others finish", "[collective]") {
   // On the fake transport (no sharing) a ring round of 4 ranks takes 6 x (5 us + 1 ms); a
   // rank that holds its result contributes again at once, so round r ends at (r+1) x that.
   Simulator sim(1);

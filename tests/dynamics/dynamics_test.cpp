@@ -110,7 +110,7 @@ TEST_CASE("a worker that recovers rejoins the sync barrier", "[dynamics][sync]")
   CHECK(e.protocol().worker_stats(1).down == 100'000'000);
 }
 
-TEST_CASE("async goes on with the live workers; every worker down stops the run", "[dynamics][async]") {
+TEST_CASE("async goes on with the live workers, every worker down stops the run", "[dynamics][async]") {
   experiment::Experiment e(load(cluster("{mode: async}", "{sim_time: 10s}",
                                         "events:\n  - {at: 50ms, kind: worker_crash, target: worker-0}\n"
                                         "  - {at: 60ms, kind: worker_crash, target: worker-1}\n"

@@ -7,7 +7,7 @@
 
 using namespace pssim::models;
 
-TEST_CASE("a gradient above max_norm is scaled to it; one below is untouched", "[clip]") {
+TEST_CASE("a gradient above max_norm is scaled to it, one below is untouched", "[clip]") {
   std::vector<float> g = {3, 4, 0, 0};  // norm 5
   CHECK(clip_global_norm(g, 1.0) == Approx(5.0));
   // coefficient 1 / (5 + 1e-6): the clipped norm is just below 1, as in PyTorch.

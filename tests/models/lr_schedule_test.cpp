@@ -49,7 +49,7 @@ TEST_CASE("plateau: decays after more than `patience` bad evaluations (ReduceLRO
   CHECK(q.factor() == 0.5);
 }
 
-TEST_CASE("none and plateau have no per-step factor; names parse", "[lr_schedule]") {
+TEST_CASE("none and plateau have no per-step factor, names parse", "[lr_schedule]") {
   LrScheduleSpec s;
   CHECK(schedule_factor(s, 1000) == 1.0);
   s.kind = LrScheduleSpec::Kind::plateau;

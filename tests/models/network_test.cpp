@@ -91,6 +91,47 @@ TEST_CASE("flops_per_sample: hand-counted multiply-adds x 2", "[network][flops]"
   CHECK_THROWS_WITH(lm.flops_per_sample(0), Catch::Contains("sequence length"));
 }
 
+TEST_CASE("layer_costs: per layer, the parameters it owns and its FLOPs", "[network][flops]") {
+  // mlp: fc1 784*256 (forward, dW: the first layer computes no dx), fc2 256*10 (x3).
+  const auto mlp = preset("mlp");
+  const auto layers = mlp->layer_costs();
+  REQUIRE(layers.size() == 2);
+  CHECK(layers[0].name == "fc1");
+  CHECK(layers[0].begin == 0);
+  CHECK(layers[0].end == 784 * 256 + 256);
+  CHECK(layers[0].forward_flops == 2.0 * 200704);
+  CHECK(layers[0].backward_flops == 2.0 * 200704);
+  CHECK(layers[1].begin == layers[0].end);
+  CHECK(layers[1].end == static_cast<std::int64_t>(mlp->num_params()));
+  CHECK(layers[1].forward_flops == 2.0 * 2560);
+  CHECK(layers[1].backward_flops == 2.0 * 2 * 2560);
+  // Every preset: the layers tile the parameters in order and their FLOPs sum to the total.
+  for (const char* name : {"mnist-net", "cnn", "convnet-small", "logreg"}) {
+    const auto net = preset(name);
+    double flops = 0;
+    std::int64_t next = 0;
+    for (const auto& l : net->layer_costs()) {
+      CHECK(l.begin == next);
+      next = l.end;
+      flops += l.forward_flops + l.backward_flops;
+    }
+    CHECK(next == static_cast<std::int64_t>(net->num_params()));
+    CHECK(flops == Approx(net->flops_per_sample()).epsilon(1e-15));
+  }
+  // lstm-lm: embedding (no FLOPs), two LSTM layers of different input sizes, decoder.
+  LstmLanguageModel<float> lm(50, 8, 16, 2);
+  const auto costs = lm.layer_costs(35);
+  REQUIRE(costs.size() == 4);
+  CHECK(costs[0].end == 50 * 8);
+  CHECK(costs[1].end - costs[1].begin == 4 * 16 * (8 + 16) + 2 * 4 * 16);  // W_ih, W_hh, b_ih, b_hh
+  CHECK(costs[2].end - costs[2].begin == 4 * 16 * (16 + 16) + 2 * 4 * 16);
+  CHECK(costs[3].begin == costs[2].end);
+  CHECK(costs[3].end == static_cast<std::int64_t>(lm.num_params()));
+  double total = 0;
+  for (const auto& l : costs) total += l.forward_flops + l.backward_flops;
+  CHECK(total == Approx(lm.flops_per_sample(35)).epsilon(1e-15));
+}
+
 TEST_CASE("float network agrees with the double-precision reference", "[network]") {
   const auto data = make_synthetic_images(8, Shape3{1, 28, 28}, 10, 0.5, 11);
   const BatchView batch{8, data.images, data.labels, {}};

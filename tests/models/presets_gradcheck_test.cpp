@@ -76,7 +76,7 @@ TEST_CASE("lstm-lm preset: gradients match finite differences (two layers)", "[p
   CHECK(check_network(*net, BatchView{3, {}, {}, tokens}, 100000) < 1e-6);
 }
 
-TEST_CASE("lstm-lm with dropout: gradients match finite differences; evaluation sees every unit",
+TEST_CASE("lstm-lm with dropout: gradients match finite differences, evaluation sees every unit",
           "[presets][gradcheck][lstm]") {
   NetworkSpec spec;
   spec.preset = "lstm-lm";

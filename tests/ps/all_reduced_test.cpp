@@ -120,7 +120,7 @@ TEST_CASE("all-reduce: a straggler holds the others back, who wait blocked (rend
   CHECK(rig.protocol->worker_stats(1).blocked == 0);
 }
 
-TEST_CASE("hybrid: a server shard and an all-reduced part; a round ends when both are done", "[ps][allreduce]") {
+TEST_CASE("hybrid: a server shard and an all-reduced part, a round ends when both are done", "[ps][allreduce]") {
   // 2 workers, a 1 MB shard on server host 2, a 4 MB all-reduced part; compute 1 ms.
   // Round 0: the shard's version 0 reaches the workers at 1 ms (the replica is there from
   // the start); they compute until 2 ms; their shard pushes arrive at 3 ms, the shard

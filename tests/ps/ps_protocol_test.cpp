@@ -213,7 +213,7 @@ TEST_CASE("SSP with bound 0 times rounds exactly as sync", "[ps]") {
   for (std::size_t i = 0; i < a.log.rounds.size(); ++i) CHECK(a.log.rounds[i].end == b.log.rounds[i].end);
 }
 
-TEST_CASE("async applies every gradient; equal workers see staleness N - 1", "[ps]") {
+TEST_CASE("async applies every gradient, equal workers see staleness N - 1", "[ps]") {
   // 4 identical workers, one shard: after the start, each gradient finds the 3 others'
   // updates applied since its worker's copy was sent.
   PsConfig c;

@@ -152,7 +152,7 @@ TEST_CASE("docs/scenario-reference.md is the schema's current rendering", "[scen
   CHECK(text.str() == scenario_reference_markdown());
 }
 
-TEST_CASE("protocol modes come from the scheme registry; each one's keys and combinations are checked",
+TEST_CASE("protocol modes come from the scheme registry, each one's keys and combinations are checked",
           "[scenario][schemes]") {
   const auto ar = load_scenario_text(kMinimal, "s.yaml", {{"protocol={mode: allreduce, algorithm: tree, chunk_bytes: 1MB}"}, {}});
   CHECK(ar.scenario.protocol.scheme == "allreduce");
@@ -164,7 +164,7 @@ TEST_CASE("protocol modes come from the scheme registry; each one's keys and com
   // An unknown mode is an error, never another scheme.
   CHECK(first_error(kMinimal, {{"protocol.mode=allreduse"}, {}}) ==
         "<--set protocol.mode=allreduse>:1:15: error: protocol.mode = 'allreduse' is not one of: sync, async, ssp, "
-        "allreduce, hybrid; did you mean 'allreduce'?");
+        "local-sgd, allreduce, hybrid; did you mean 'allreduce'?");
   // All-reduce has no servers, sends gradients uncompressed and keeps no backup workers.
   const std::string with_servers = std::string(kMinimal) + "protocol: {mode: allreduce}\n";
   CHECK(first_error(with_servers, {{"cluster.servers.count=2"}, {}}) ==

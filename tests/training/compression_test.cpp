@@ -85,7 +85,7 @@ TEST_CASE("push: each shard compresses its own slice", "[compression]") {
   CHECK(smallest_kept >= largest_dropped);
 }
 
-TEST_CASE("push with error feedback sends later what it dropped; without, it is lost", "[compression]") {
+TEST_CASE("push with error feedback sends later what it dropped, without, it is lost", "[compression]") {
   // One gradient, then zeros: with error feedback the residual drains 10 entries per push,
   // so after 100 pushes the shard has received the whole gradient, exactly (top-k sends
   // exact values). Without, the 990 dropped entries never arrive.
@@ -133,7 +133,7 @@ TEST_CASE("momentum correction accumulates velocity at the worker", "[compressio
   }
 }
 
-TEST_CASE("pull with error feedback converges to the shard's slice; without, the copy drifts", "[compression]") {
+TEST_CASE("pull with error feedback converges to the shard's slice, without, the copy drifts", "[compression]") {
   const std::size_t n = 1000, workers = 2;
   const SliceRef start = slice_of(std::vector<float>(n, 0.0f));
   const SliceRef target = slice_of(gaussian(n, 5));
