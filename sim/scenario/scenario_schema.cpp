@@ -310,7 +310,9 @@ SchemaPtr workers_schema() {
                  "Compute time follows the batch (FLOPs per sample x b_w). Sync, SSP and all-reduce average a "
                  "round's (clock's) gradients weighted by b_w / sum b, so the update is the gradient of the union "
                  "batch; async applies each worker's gradient (the mean over its own batch) as usual. A crashed "
-                 "worker keeps its share (its samples are missing from the rounds it misses). Not with local SGD "
+                 "worker keeps its share (its samples are missing from the rounds it misses); a computation cancelled "
+                 "or abandoned (`abandon_stale`) is not measured, so a worker that never finishes one keeps every "
+                 "batch at equal shares. Not with local SGD "
                  "or sparse embedding rows. Absent: fixed."),
        omittable("adaptive_batch",
                  map_of({optional("window", scalar(VT::Count, 1, 1000000), "10",
