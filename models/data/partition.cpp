@@ -129,9 +129,10 @@ void BatchSampler::shuffle_epoch(std::int64_t epoch) {
   epoch_ = epoch;
 }
 
-std::span<const std::int64_t> BatchSampler::next() {
+std::span<const std::int64_t> BatchSampler::next(std::int64_t count) {
+  if (count < 1) throw std::invalid_argument(fmt::format("BatchSampler: a batch of {} items", count));
   if (pos_ >= order_.size()) shuffle_epoch(epoch_ + 1);
-  const auto len = std::min(order_.size() - pos_, std::size_t(batch_size_));
+  const auto len = std::min(order_.size() - pos_, std::size_t(count));
   std::span<const std::int64_t> out(order_.data() + pos_, len);
   pos_ += len;
   return out;

@@ -44,7 +44,10 @@ class BatchSampler {
   BatchSampler(std::vector<std::int64_t> items, std::int64_t batch_size, std::uint64_t seed);
 
   /// The next batch of item indices (valid until the next call).
-  std::span<const std::int64_t> next();
+  std::span<const std::int64_t> next() { return next(batch_size_); }
+  /// The next `count` (>= 1) item indices, or fewer at the end of an epoch (adaptive
+  /// batches: the size may change from one call to the next; the order of items does not).
+  std::span<const std::int64_t> next(std::int64_t count);
   std::int64_t epoch() const { return epoch_; }  ///< epoch of the last batch returned
   std::int64_t batches_per_epoch() const;
   std::int64_t batch_size() const { return batch_size_; }

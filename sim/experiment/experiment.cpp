@@ -56,6 +56,8 @@ ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sampl
   c.stop.updates = s.training.stop.updates;
   c.failure_timeout = s.dynamics.failure_timeout;
   c.abandon_stale = s.dynamics.abandon_stale;
+  if (const auto& a = s.cluster.workers.adaptive_batch)
+    c.adaptive_batch = compute::AdaptiveBatchSpec{s.data.batch_size(), a->window, a->min, a->max};
   if (const auto& cp = s.cluster.servers.checkpoint) {
     c.checkpoint_every = cp->every;
     c.checkpoint_bandwidth = cp->bandwidth.value_or(0.0);
@@ -267,6 +269,7 @@ void Experiment::build_math() {
   m.optimizer = s.training.optimizer;
   m.lr = rates;
   m.add_mean_change = scheme_.pushes_change;
+  m.weight_by_samples = s.cluster.workers.adaptive_batch.has_value();
   m.workers = s.cluster.workers.count;
   m.seed = s.seed;
   m.pull = direction(s.compression.pull);

@@ -26,6 +26,7 @@ PsProtocol::PsProtocol(Simulator& sim, net::Transport& transport, compute::Compu
   const std::size_t n = layout.worker_hosts.size(), s = layout.shards.size();
   const std::size_t parts = s + (layout.all_reduced ? 1 : 0);
   if (n == 0 || parts == 0) throw std::invalid_argument("a training protocol needs workers and parameters");
+  if (config_.adaptive_batch) balancer_.emplace(n, *config_.adaptive_batch);
   if (layout.shard_hosts.size() != s) throw std::invalid_argument("one host per shard");
   if (!policy_) throw std::invalid_argument("a PS protocol needs a scheme policy");
   if (!math_.gradients != !math_.store) throw std::invalid_argument("math needs both a gradient source and a store");
@@ -314,6 +315,12 @@ void PsProtocol::try_start(Worker& w) {
   w.compute_started = sim_.now();
   activity(w).computing = true;
   if (observer_) observer_->on_compute_start(static_cast<std::int64_t>(w.index), w.iteration);
+  double flops = config_.flops_per_iteration;
+  if (balancer_) {
+    w.batch = balancer_->batch(w.index, w.iteration);
+    flops *= static_cast<double>(w.batch) / static_cast<double>(config_.adaptive_batch->batch_size);
+    if (math_.gradients) math_.gradients->set_batch(w.index, w.batch);
+  }
   if (math_.gradients) {
     w.ticket = math_.gradients->start(w.index, w.iteration, w.held_slices);
     if (math_.store->needs_computed_on()) w.used_slices = w.held_slices;
@@ -325,7 +332,7 @@ void PsProtocol::try_start(Worker& w) {
   w.ready = policy_->ready_after_start(w);
   update_time(w);
   const double codec = (config_.push_codec_seconds + config_.pull_codec_seconds) * total_params_;
-  const TimeNs duration = compute_.next_duration(w.index, config_.flops_per_iteration) + seconds_to_ns(codec);
+  const TimeNs duration = compute_.next_duration(w.index, flops) + seconds_to_ns(codec);
   if (config_.overlap != protocol::Overlap::None) {
     schedule_layers(w, duration);
     return;
@@ -401,6 +408,7 @@ void PsProtocol::push_layer(Worker& w, std::size_t layer) {
 
 void PsProtocol::finish_compute(Worker& w) {
   activity(w).computing = false;
+  if (balancer_) balancer_->record(w.index, w.batch, to_seconds(sim_.now() - w.compute_started));
   ++time_.stats(w.index).iterations;
   if (config_.overlap != protocol::Overlap::None) {  // the pushes left with the backward steps
     w.last_finish = sim_.now();

@@ -51,6 +51,12 @@
 // messages the worker sent in the reduce steps of a collective; pulling = slices in
 // flight to it, or messages to it in the gather steps; else blocked (down: host failed).
 //
+// Adaptive batches (PsConfig::adaptive_batch, compute/batch_balancer.hpp): a worker's
+// computation takes the balancer's batch for its iteration (the gradient source draws that
+// many samples; compute time scales with them); when it ends, its duration (simulated,
+// speed changes and codec time included) is measured against its samples. A computation
+// cancelled by a crash or abandoned is not measured.
+//
 // Failures (ps_dynamics.cpp; the transport cancels a failed host's messages first):
 //   worker down  its computation is cancelled (never delivered late); nothing is sent to
 //                it; after PsConfig::failure_timeout (detection) barriers stop counting
@@ -77,6 +83,7 @@
 #include <vector>
 
 #include "sim/collective/collective.hpp"
+#include "sim/compute/batch_balancer.hpp"
 #include "sim/compute/compute_model.hpp"
 #include "sim/compute/compute_runner.hpp"
 #include "sim/compute/layer_timeline.hpp"
@@ -132,6 +139,10 @@ struct PsConfig {
   bool pieced() const {
     return overlap != protocol::Overlap::None || schedule != protocol::Schedule::Fifo || partition_bytes.has_value();
   }
+  /// cluster.workers.batch: adaptive. Each computation's batch comes from a BatchBalancer
+  /// (flops_per_iteration is then that of adaptive_batch->batch_size samples and scales
+  /// with the batch); none: every batch is the configured one.
+  std::optional<compute::AdaptiveBatchSpec> adaptive_batch;
 };
 
 /// The part all workers replicate and all-reduce (allreduce and hybrid).
@@ -219,6 +230,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
     std::size_t backward_layer = 0;                // backward: the layer whose pieces left last
     bool contributed = false;                      // backward, buckets: this iteration's gradient is in
     std::vector<training::GradientRef> gradients;  // backward: this iteration's gradient parts
+    std::int64_t batch = 0;          // adaptive batches: samples of the current/last computation
   };
   struct Shard {
     PsProtocol* protocol = nullptr;
@@ -388,6 +400,7 @@ class PsProtocol final : public protocol::TrainingProtocol,
   std::vector<std::size_t> live_workers_;     // workers whose host is up, in order
   std::int64_t members_ = 0;                  // workers counted in barriers
   compute::ComputeRunner runner_;
+  std::optional<compute::BatchBalancer> balancer_;  // adaptive batches only
   protocol::FailureTotals failures_;
   double total_params_ = 0;
   std::vector<MessageHead> messages_;

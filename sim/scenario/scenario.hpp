@@ -104,8 +104,15 @@ struct NoiseConfig {
   double shift = 1.0, mean = 0.0;  ///< ShiftedExponential: time x (shift + Exp(mean))
 };
 
+/// cluster.workers.batch: adaptive, with cluster.workers.adaptive_batch.
+struct AdaptiveBatchConfig {
+  std::int64_t window = 10;      ///< computations per worker its throughput is measured over
+  double min = 0.25, max = 4.0;  ///< bounds on a worker's batch, as fractions of data.batch_size
+};
+
 struct WorkersConfig {
   std::int64_t count = 1;
+  std::optional<AdaptiveBatchConfig> adaptive_batch;  ///< none: batch fixed (data.batch_size each)
   double throughput_flops = 1e13;  ///< FLOP/s at speed factor 1
   SpeedConfig speed;
   double noise_sigma = 0.0;  ///< per-iteration lognormal noise on the speed, median 1

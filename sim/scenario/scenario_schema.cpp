@@ -304,7 +304,30 @@ SchemaPtr workers_schema() {
                                  "shifted-exponential: the deterministic part (absent: 1)."),
                        omittable("mean", scalar(VT::Real, 0, 1e6),
                                  "shifted-exponential: the mean of the exponential part (absent: 0).")}),
-               "Iteration-to-iteration variation of each worker's speed.")});
+               "Iteration-to-iteration variation of each worker's speed."),
+       omittable("batch", enumeration({"fixed", "adaptive"}),
+                 "Load balancing (the adaptive workers of PyTorch's parameter-server tutorial). `fixed`: every "
+                 "worker's batch is `data.batch_size`. `adaptive`: worker w's batch b_w is proportional to its "
+                 "measured throughput (samples per second of its last `adaptive_batch.window` computations, their "
+                 "simulated durations, speed changes and codec time included; equal shares until every worker has "
+                 "`window` of them), clamped to [min, max] x batch_size and rounded to whole samples by largest "
+                 "remainder, so the batches of an allocation sum to workers x batch_size. An allocation is made "
+                 "when the first worker starts an iteration and holds for that iteration (sync: one per round). "
+                 "Compute time follows the batch (FLOPs per sample x b_w). Sync, SSP and all-reduce average a "
+                 "round's (clock's) gradients weighted by b_w / sum b, so the update is the gradient of the union "
+                 "batch; async applies each worker's gradient (the mean over its own batch) as usual. A crashed "
+                 "worker keeps its share (its samples are missing from the rounds it misses); a computation cancelled "
+                 "or abandoned (`abandon_stale`) is not measured, so a worker that never finishes one keeps every "
+                 "batch at equal shares. Not with local SGD, "
+                 "sparse embedding rows or protocol.overlap. Absent: fixed."),
+       omittable("adaptive_batch",
+                 map_of({optional("window", scalar(VT::Count, 1, 1000000), "10",
+                                  "Finished computations per worker its throughput is measured over."),
+                         optional("min", scalar_above(VT::Real, 0, 1), "0.25",
+                                  "Smallest batch, as a fraction of `data.batch_size` (at least 1 sample)."),
+                         optional("max", scalar(VT::Real, 1, 1000), "4",
+                                  "Largest batch, as a fraction of `data.batch_size`.")}),
+                 "The window and bounds of `batch: adaptive` (only with it). Absent: window 10, min 0.25, max 4.")});
 }
 
 SchemaPtr servers_schema() {

@@ -321,6 +321,22 @@ SpeedConfig read_speed(const ConfigNode& node, std::int64_t workers) {
   return s;
 }
 
+// cluster.workers.batch and its window and bounds (adaptive_batch only with adaptive).
+std::optional<AdaptiveBatchConfig> read_adaptive_batch(const ConfigNode& workers) {
+  const ConfigNode* batch = workers.find("batch");
+  const ConfigNode* bounds = workers.find("adaptive_batch");
+  if (!batch || as_text(*batch) != "adaptive") {
+    if (bounds) fail(*bounds, "cluster.workers.adaptive_batch applies to batch: adaptive");
+    return std::nullopt;
+  }
+  AdaptiveBatchConfig a;
+  if (!bounds) return a;
+  a.window = as_count(bounds->at("window"));
+  a.min = as_real(bounds->at("min"));
+  a.max = as_real(bounds->at("max"));
+  return a;
+}
+
 // The old form {sigma} is lognormal; `dist` chooses, and each takes only its own keys.
 NoiseConfig read_noise(const ConfigNode& node) {
   NoiseConfig n;
@@ -667,6 +683,7 @@ Scenario translate(ConfigNode& resolved) {
   s.cluster.workers.speed = read_speed(workers.at("speed"), s.cluster.workers.count);
   s.cluster.workers.noise_sigma = as_real(workers.at("noise").at("sigma"));
   s.cluster.workers.noise = read_noise(workers.at("noise"));
+  s.cluster.workers.adaptive_batch = read_adaptive_batch(workers);
   s.cluster.servers = read_servers(*cluster.find("servers"), s.cluster.workers.count, s.model);
 
   s.network = read_network(resolved.at("network"), s.cluster);
@@ -683,6 +700,20 @@ Scenario translate(ConfigNode& resolved) {
   if (const ConfigNode* max = resolved.at("output").find("utilization_max_values"))
     s.output.utilization_max_values = as_count(*max);
   s.dynamics = read_dynamics(resolved, s);
+  if (s.cluster.workers.adaptive_batch) {
+    const ConfigNode& batch = workers.at("batch");
+    if (schemes::find(s.protocol.scheme).pushes_change)
+      fail(batch, fmt::format("cluster.workers.batch: adaptive with protocol {}: local steps read several batches "
+                              "per computation; use batch: fixed",
+                              s.protocol.scheme));
+    if (s.cluster.servers.sparse_embeddings || schemes::find(s.protocol.scheme).layout == schemes::Layout::Hybrid)
+      fail(batch, "cluster.workers.batch: adaptive and sparse embedding rows do not combine (a worker's rows are "
+                  "pulled for a batch drawn before its size is known)");
+    if (const std::string overlap = dynamics_excluded_by(s); !overlap.empty())
+      fail(batch, fmt::format("cluster.workers.batch: adaptive with {} is not modelled: a computation's time "
+                              "would include its waits for pieces, not only its speed",
+                              overlap));
+  }
   return s;
 }
 

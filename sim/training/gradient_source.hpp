@@ -27,6 +27,9 @@ class GradientSource {
   virtual std::vector<GradientRef> get(std::uint64_t ticket) = 0;
   /// Gives up a started gradient whose result will never be asked for.
   virtual void cancel(std::uint64_t ticket) = 0;
+  /// Adaptive batches (compute/batch_balancer.hpp): worker w's next computation reads
+  /// `samples` items instead of the configured batch size. Called just before start().
+  virtual void set_batch(std::size_t /*worker*/, std::int64_t /*samples*/) {}
 
   /// Bytes of the message that brings worker w part `part` for its next iteration when
   /// they depend on that iteration's batch (sparse embedding rows: only the rows the batch

@@ -35,6 +35,7 @@ ModelGradients::ModelGradients(const models::Network& network, const models::Tra
     dropout_seeds_.push_back(models::derive_seed(config.seed, "dropout", static_cast<std::uint64_t>(w)));
   }
   next_.resize(static_cast<std::size_t>(config.workers));
+  batch_.assign(static_cast<std::size_t>(config.workers), config.batch_size);
   threads_.resize(pool_.threads());
   for (auto& t : threads_) t.workspace = network.make_workspace();
 
@@ -106,7 +107,7 @@ std::vector<float> ModelGradients::assemble(const std::vector<SliceRef>& slices)
 ModelGradients::NextBatch& ModelGradients::next_batch(std::size_t worker) {
   auto& next = next_.at(worker);
   if (!next) {
-    const auto items = samplers_.at(worker).next();
+    const auto items = samplers_.at(worker).next(batch_[worker]);
     next.emplace();
     next->items.assign(items.begin(), items.end());
     if (config_.sparse_embedding) {
@@ -116,6 +117,13 @@ ModelGradients::NextBatch& ModelGradients::next_batch(std::size_t worker) {
     }
   }
   return *next;
+}
+
+void ModelGradients::set_batch(std::size_t worker, std::int64_t samples) {
+  if (config_.sparse_embedding || config_.local.steps > 0)
+    throw std::logic_error("adaptive batches combine with neither sparse embedding rows nor local SGD");
+  if (samples < 1) throw std::invalid_argument("a batch needs at least one sample");
+  batch_.at(worker) = samples;
 }
 
 std::uint64_t ModelGradients::start(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) {

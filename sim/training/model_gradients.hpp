@@ -29,6 +29,10 @@
 // the computation starts. What it hands back per part is the change of its parameters
 // (w_H - w_0); loss: the mean of the H losses; samples: H x batch.
 //
+// Adaptive batches (set_batch): a worker's next batch takes that many items from its
+// sampler (same item order, different cuts); the gradient is the mean over its batch and
+// `samples` says how many, for a sample-weighted average at the servers.
+//
 // Determinism: a gradient depends only on (slices, batch, dropout seed), so outputs are
 // identical for any number of threads. Evaluation sums batch results in batch order.
 #pragma once
@@ -85,6 +89,9 @@ class ModelGradients : public GradientSource {
   std::uint64_t start(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) override;
   std::vector<GradientRef> get(std::uint64_t ticket) override;
   void cancel(std::uint64_t ticket) override;
+  /// Throws std::logic_error with sparse embedding rows or local SGD (their batches are
+  /// drawn ahead of, or several per, computation).
+  void set_batch(std::size_t worker, std::int64_t samples) override;
   std::optional<double> pull_bytes(std::size_t worker, std::size_t part) override;
 
   /// Test loss and accuracy (or perplexity) of the parameters made of `slices` (one per
@@ -149,6 +156,7 @@ class ModelGradients : public GradientSource {
   std::vector<Part> parts_;
   std::vector<std::unique_ptr<BufferPool<GradientData>>> buffers_;  // per part: values [part length]
   std::vector<models::BatchSampler> samplers_;
+  std::vector<std::int64_t> batch_;             // per worker: items of its next batch
   std::vector<std::optional<NextBatch>> next_;  // per worker
   std::vector<std::uint64_t> dropout_seeds_;
   std::vector<PushCompressor> push_;        // per worker (push compression only)

@@ -121,6 +121,18 @@ SliceRef ModelParameters::apply_average(std::size_t part, std::int64_t clock, st
   std::sort(contributions.begin(), contributions.end(),
             [](const auto& a, const auto& b) { return a.worker < b.worker; });
   std::vector<float> mean(p.length, 0.0f);
+  if (config_.weight_by_samples) {
+    std::int64_t total = 0;
+    for (const auto& c : contributions) total += c.gradient->samples;
+    if (total < 1) throw std::logic_error("a sample-weighted average of gradients without samples");
+    for (const auto& c : contributions) {
+      const auto weight = static_cast<float>(rate_.staleness_factor(c.tau) * static_cast<double>(c.gradient->samples) /
+                                             static_cast<double>(total));
+      const float* src = c.gradient->values.data();
+      for (std::size_t i = 0; i < p.length; ++i) mean[i] += weight * src[i];
+    }
+    return apply(part, mean, learning_rate(p, 0), nullptr);
+  }
   for (const auto& c : contributions) {
     // The staleness factor scales each gradient inside the average (SSP).
     const auto weight = static_cast<float>(rate_.staleness_factor(c.tau));

@@ -17,6 +17,10 @@
 // Pull compression (compression.hpp): a part's pulls to several workers are encoded in
 // parallel on the job pool, each against that worker's copy.
 //
+// Sample-weighted average (weight_by_samples, for adaptive batches): each gradient is the
+// mean over its own batch b_w, so sum_w (b_w / sum b) g_w is the mean gradient over the
+// union of the batches, as one worker computing the global batch would get it.
+//
 // Determinism: an averaged update sums its gradients in worker order, whatever order they
 // arrived in, so sharding and placement change the timing but not the parameters.
 #pragma once
@@ -44,6 +48,9 @@ struct ModelParametersConfig {
   std::uint64_t seed = 1;
   DirectionCompression pull;  ///< kind none: pulls send the slice itself
   bool add_mean_change = false;  ///< local SGD: contributions are parameter changes, averaged and added
+  /// Adaptive batches: an average weights each gradient by its samples / the samples of
+  /// all (the gradient of the union batch); false: the plain mean (1 / count each).
+  bool weight_by_samples = false;
 };
 
 class ModelParameters : public ParameterStore {
