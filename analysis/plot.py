@@ -20,12 +20,14 @@ allow is written as PNG and SVG:
   iteration_time_vs_workers   sweeps over cluster.workers.count of several schemes (PS,
                         colocated PS, all-reduce ...): iteration time per scheme, one panel
                         per network, closed forms dashed where they are exact
+  progress_vs_checkpoint_interval   sweeps over cluster.servers.checkpoint.every (alone):
+                        model updates, updates lost to crashes and time to target per interval
   iteration_time_vs_bandwidth   sweeps over protocol.overlap and protocol.schedule against
                         network.worker_nic.bandwidth: iteration time per mode, one panel per
                         sweep (model), and the speed-up of priority over fifo
   staleness_histogram   async and SSP runs: staleness of the applied gradients
-  link_utilization      per run: utilization over time by link class (worker NICs as a
-                        band: min, median, max), in windows of several rounds
+  link_utilization      per run: utilization over time by link class (a class of several
+                        links as a band: min, median, max), in windows of several rounds
   worker_timeline       per run with trace.json: each worker's states over time, in a
                         window (--window START:END in simulated seconds; default: the
                         first rounds)
@@ -62,6 +64,7 @@ import yaml  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from closed_forms import round_time, worker_nic_bound  # noqa: E402
 from labels import setting_label  # noqa: E402
+from checkpoint_plot import plot_checkpoint_interval  # noqa: E402
 from overlap_plot import plot_overlap  # noqa: E402
 
 # Four states that stay apart for colour-blind readers too: green, orange, blue, grey.
@@ -594,6 +597,12 @@ def plot_sweep(path, out, written):
     worker_key = next((a for a in axes if a.endswith("workers.count")), None)
     if worker_key:
         _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
+
+    checkpoint_key = next((a for a in axes if a.endswith("checkpoint.every")), None)
+    if checkpoint_key and len(axes) == 1:
+        first = scenarios[int(table.iloc[0]["point"])]
+        target = (first.get("training") or {}).get("target_accuracy")
+        plot_checkpoint_interval(table, checkpoint_key, target, _plain_log2, _save, out, written)
 
     # Every point's curves on shared axes, labelled by its swept values; the seeds of one
     # setting are drawn as their mean and spread.

@@ -52,4 +52,13 @@ sweep hybrid && keep hybrid accuracy_vs_bytes
 "$pssim" plot results/stragglers-trace -o results/stragglers-trace/plots >/dev/null
 cp results/stragglers-trace/plots/worker_timeline.png docs/figures/stragglers_worker_timeline.png
 cp results/stragglers-trace/plots/link_utilization.png docs/figures/stragglers_link_utilization.png
+
+# Dynamics: a worker crash and a server crash in one synchronous run (its timeline around
+# the worker crash: the barrier waits failure_timeout), and progress against the
+# checkpoint interval under random server crashes.
+"$pssim" run scenarios/failures.yaml --set output.trace=true -o results/failures -q
+"$pssim" plot results/failures -o results/failures/plots --window 3.98:5.03 >/dev/null
+cp results/failures/plots/accuracy_vs_time.png docs/figures/failures_accuracy_vs_time.png
+cp results/failures/plots/worker_timeline.png docs/figures/failures_worker_timeline.png
+sweep checkpoint-interval && keep checkpoint-interval progress_vs_checkpoint_interval checkpoint_interval
 ls -l docs/figures

@@ -654,6 +654,39 @@ TEST_CASE("an override before the scenario (--set k=v SCENARIO) leaves the scena
   CHECK_THAT(slurp(scratch() / "set-first" / "scenario.yaml"), Catch::Contains("count: 3"));
 }
 
+TEST_CASE("pssim plot draws progress against the checkpoint interval of a sweep", "[cli][plot]") {
+  write_scenario("checkpoint-base.yaml", R"(name: checkpoint-base
+model: {kind: mlp, hidden: [8]}
+data: {kind: synthetic, batch_size: 16, train_items: 256, test_items: 64}
+training:
+  optimizer: {kind: sgd, lr: 0.1}
+  stop: {sim_time: 0.2s}
+  eval: {every: 20ms}
+  target_accuracy: 20%
+cluster:
+  workers: {count: 4, throughput: 100GFLOPS}
+  servers: {count: 2, checkpoint: {every: 20ms}}
+network: {worker_nic: {bandwidth: 1Gbps}, server_nic: {bandwidth: 1Gbps}}
+events:
+  - {at: 50ms, kind: server_crash, target: server-1, recover_after: 10ms}
+)");
+  const fs::path sweep = write_scenario("checkpoint-sweep.yaml", R"(name: checkpoint-sweep
+base: checkpoint-base.yaml
+grid:
+  cluster.servers.checkpoint.every: [10ms, 40ms]
+seeds: [1, 2]
+)");
+  const fs::path out = scratch() / "checkpoint-sweep-out";
+  REQUIRE(pssim("sweep -q -j 2 " + sweep.string() + " -o " + out.string()).code == 0);
+  const Result r = pssim("plot " + out.string() + " -o " + (out / "plots").string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string svg = slurp(out / "plots" / "progress_vs_checkpoint_interval.svg");
+  CHECK_THAT(svg, Catch::Contains("checkpoint interval (s)") && Catch::Contains("part updates lost to crashes") &&
+                      Catch::Contains("mean over 2 seeds"));
+  CHECK(slurp(out / "plots" / "progress_vs_checkpoint_interval.png").substr(1, 3) == "PNG");
+}
+
 TEST_CASE("validate rejects what run would reject when building: qsgd error feedback on large slices", "[cli]") {
   const fs::path p = write_scenario("qsgd-feedback.yaml", R"(name: qsgd-feedback
 model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
