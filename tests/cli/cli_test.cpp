@@ -291,16 +291,19 @@ seeds: [1, 2]
   CHECK_THAT(r.out, Catch::Contains("1 missing"));
 }
 
-TEST_CASE("pssim plot renders every figure from small results", "[cli][plot]") {
-  const std::string run_text = R"(name: tiny
-model: {kind: mlp, hidden: [8]}
+// A tiny MLP job on synthetic data, 0.2 simulated seconds with evaluations every 20 ms
+// and a target: the training part of the plot tests' scenarios (cluster and more follow).
+const char* const kTinyTraining = R"(model: {kind: mlp, hidden: [8]}
 data: {kind: synthetic, batch_size: 16, train_items: 256, test_items: 64}
 training:
   optimizer: {kind: sgd, lr: 0.1}
   stop: {sim_time: 0.2s}
   eval: {every: 20ms}
   target_accuracy: 20%
-cluster: {workers: {count: 4, throughput: 100GFLOPS, speed: {dist: lognormal, sigma: 0.5}}}
+)";
+
+TEST_CASE("pssim plot renders every figure from small results", "[cli][plot]") {
+  const std::string run_text = std::string("name: tiny\n") + kTinyTraining + R"(cluster: {workers: {count: 4, throughput: 100GFLOPS, speed: {dist: lognormal, sigma: 0.5}}}
 network: {worker_nic: {bandwidth: 1Gbps}, server_nic: {bandwidth: 1Gbps}}
 output: {trace: true, utilization_interval: 5ms}
 )";
@@ -655,15 +658,7 @@ TEST_CASE("an override before the scenario (--set k=v SCENARIO) leaves the scena
 }
 
 TEST_CASE("pssim plot draws progress against the checkpoint interval of a sweep", "[cli][plot]") {
-  write_scenario("checkpoint-base.yaml", R"(name: checkpoint-base
-model: {kind: mlp, hidden: [8]}
-data: {kind: synthetic, batch_size: 16, train_items: 256, test_items: 64}
-training:
-  optimizer: {kind: sgd, lr: 0.1}
-  stop: {sim_time: 0.2s}
-  eval: {every: 20ms}
-  target_accuracy: 20%
-cluster:
+  write_scenario("checkpoint-base.yaml", std::string("name: checkpoint-base\n") + kTinyTraining + R"(cluster:
   workers: {count: 4, throughput: 100GFLOPS}
   servers: {count: 2, checkpoint: {every: 20ms}}
 network: {worker_nic: {bandwidth: 1Gbps}, server_nic: {bandwidth: 1Gbps}}
