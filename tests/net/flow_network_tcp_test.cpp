@@ -6,18 +6,14 @@
 
 #include "sim/net/flow_network.hpp"
 #include "sim/net/topology_builders.hpp"
+#include "tests/support/delivery_recorder.hpp"
 
 using namespace pssim;
 using namespace pssim::net;
 
 namespace {
 
-struct Recorder : MessageSink {
-  Simulator* sim;
-  std::map<std::uint64_t, TimeNs> arrived;
-  explicit Recorder(Simulator* s) : sim(s) {}
-  void on_delivered(std::uint64_t tag) override { arrived[tag] = sim->now(); }
-};
+using Recorder = pssim::testing::DeliveryRecorder;
 
 constexpr double MB = 1e6;
 constexpr double B = 1.25e9;  // 10 Gbps

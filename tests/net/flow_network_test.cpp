@@ -8,19 +8,14 @@
 
 #include "sim/net/flow_network.hpp"
 #include "sim/net/topology_builders.hpp"
+#include "tests/support/delivery_recorder.hpp"
 
 using namespace pssim;
 using namespace pssim::net;
 
 namespace {
 
-// Records when each tagged message arrived.
-struct Recorder : MessageSink {
-  Simulator* sim;
-  std::map<std::uint64_t, TimeNs> arrived;
-  explicit Recorder(Simulator* s) : sim(s) {}
-  void on_delivered(std::uint64_t tag) override { arrived[tag] = sim->now(); }
-};
+using Recorder = pssim::testing::DeliveryRecorder;
 
 std::vector<HostSpec> hosts(int n, double bandwidth, TimeNs latency, const std::string& prefix = "h") {
   std::vector<HostSpec> out;
