@@ -27,6 +27,7 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import command_main  # noqa: E402
 from labels import setting_label  # noqa: E402
 
 STOPPED = {"sim_time": "time limit", "updates": "update limit", "epochs": "epoch limit",
@@ -283,10 +284,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # one line for the user; PSSIM_DEBUG=1 shows the traceback
-        if os.environ.get("PSSIM_DEBUG"):
-            raise
-        print(f"pssim compare: error: {type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    command_main.run(main, "compare")

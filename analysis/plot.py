@@ -62,6 +62,7 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import command_main  # noqa: E402
 from closed_forms import round_time, worker_nic_bound  # noqa: E402
 from labels import setting_label  # noqa: E402
 from checkpoint_plot import plot_checkpoint_interval  # noqa: E402
@@ -879,10 +880,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # one line for the user; PSSIM_DEBUG=1 shows the traceback
-        if os.environ.get("PSSIM_DEBUG"):
-            raise
-        print(f"pssim plot: error: {type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    command_main.run(main, "plot")

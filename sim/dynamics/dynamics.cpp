@@ -199,26 +199,26 @@ void Dynamics::recover(const EventSpec& crash) {
   }
 }
 
-void Dynamics::worker_event(std::size_t w, bool up, const EventSpec& e, const char* kind) {
+bool Dynamics::change_state(std::vector<bool>& is_up, std::size_t i, bool up, const EventSpec& e,
+                            const char* kind) {
   const double value = !up && e.recover_after ? to_seconds(*e.recover_after) : kNoValue;
-  if (worker_up_[w] == up) {
+  if (is_up[i] == up) {
     report(kind, e.target, value, up ? "ignored: it is up" : "ignored: it is down already");
-    return;
+    return false;
   }
-  worker_up_[w] = up;
+  is_up[i] = up;
   report(kind, e.target, value);
+  return true;
+}
+
+void Dynamics::worker_event(std::size_t w, bool up, const EventSpec& e, const char* kind) {
+  if (!change_state(worker_up_, w, up, e, kind)) return;
   if (up) protocol_.worker_up(w);
   else protocol_.worker_down(w);
 }
 
 void Dynamics::server_event(std::size_t j, bool up, const EventSpec& e, const char* kind) {
-  const double value = !up && e.recover_after ? to_seconds(*e.recover_after) : kNoValue;
-  if (server_up_[j] == up) {
-    report(kind, e.target, value, up ? "ignored: it is up" : "ignored: it is down already");
-    return;
-  }
-  server_up_[j] = up;
-  report(kind, e.target, value);
+  if (!change_state(server_up_, j, up, e, kind)) return;
   if (up) {
     server_downtime_ += sim_.now() - server_down_since_[j];
     protocol_.server_up(servers_[j]);

@@ -70,6 +70,10 @@ class Dynamics {
   void fire(const Firing& f);
   void apply(const scenario::EventSpec& e);
   void recover(const scenario::EventSpec& crash);
+  /// Sets is_up[i] to `up` and reports the event; false (reported as ignored) when it
+  /// already was.
+  bool change_state(std::vector<bool>& is_up, std::size_t i, bool up, const scenario::EventSpec& e,
+                    const char* kind);
   void worker_event(std::size_t w, bool up, const scenario::EventSpec& e, const char* kind);
   void server_event(std::size_t j, bool up, const scenario::EventSpec& e, const char* kind);
   void set_speed(std::size_t w);

@@ -1,5 +1,6 @@
 // Correctness anchors of training inside the simulation: the protocols must do exactly the
 // math they claim, whatever the timing. Small models and synthetic data.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,30 @@ Reference reference(const std::string& text) {
   return r;
 }
 
+// One worker's SGD in one process, as the anchors' single-worker scenarios run it (seed 5,
+// batch 16, lr 0.1, momentum 0.9; dropout seeds of step k; clipped to clip_norm when
+// given): the parameters after `steps` steps.
+std::vector<float> sequential_sgd(const std::string& text, int steps, std::optional<double> clip_norm) {
+  Reference r = reference(text);
+  const models::Partition parts = r.data.partition(1, models::derive_seed(5, "partition"));
+  models::BatchSampler sampler(parts[0], 16, models::derive_seed(5, "sampler", 0));
+  auto ws = r.net->make_workspace();
+  std::vector<float> grad(r.params.size());
+  models::OptimizerSpec sgd;
+  sgd.lr = 0.1;
+  sgd.momentum = 0.9;
+  models::SliceOptimizer opt(sgd, 0, r.params.size());
+  models::Batch batch;
+  const std::uint64_t dropout = models::derive_seed(5, "dropout", 0);
+  for (int k = 0; k < steps; ++k) {
+    r.data.fill_batch(sampler.next(), batch);
+    r.net->loss_and_gradient(r.params, batch.view(), grad, *ws, models::derive_seed(dropout, "iteration", k));
+    if (clip_norm) models::clip_global_norm(grad, *clip_norm);
+    opt.step_full(r.params, grad, sgd.lr);
+  }
+  return r.params;
+}
+
 }  // namespace
 
 TEST_CASE("sync with N workers x batch b equals one-process SGD with batch N*b", "[anchor]") {
@@ -91,24 +116,7 @@ TEST_CASE("async with one worker equals sequential SGD exactly", "[anchor]") {
   const int steps = 7;
   std::string text = scenario_text(model, "{mode: async}", 1, 16, steps);
   const std::vector<float> simulated = run_params(text, {"training.optimizer.momentum=0.9"});
-
-  Reference r = reference(text);
-  const models::Partition parts = r.data.partition(1, models::derive_seed(5, "partition"));
-  models::BatchSampler sampler(parts[0], 16, models::derive_seed(5, "sampler", 0));
-  auto ws = r.net->make_workspace();
-  std::vector<float> grad(r.params.size());
-  models::OptimizerSpec sgd;
-  sgd.lr = 0.1;
-  sgd.momentum = 0.9;
-  models::SliceOptimizer opt(sgd, 0, r.params.size());
-  models::Batch batch;
-  const std::uint64_t dropout = models::derive_seed(5, "dropout", 0);
-  for (int k = 0; k < steps; ++k) {
-    r.data.fill_batch(sampler.next(), batch);
-    r.net->loss_and_gradient(r.params, batch.view(), grad, *ws, models::derive_seed(dropout, "iteration", k));
-    opt.step_full(r.params, grad, sgd.lr);
-  }
-  CHECK(simulated == r.params);  // bit for bit
+  CHECK(simulated == sequential_sgd(text, steps, std::nullopt));  // bit for bit
 }
 
 TEST_CASE("sharding changes time, not math: sharded sync equals unsharded sync exactly", "[anchor]") {
@@ -210,26 +218,9 @@ TEST_CASE("local SGD with one worker is sequential SGD: H local steps, then the 
                                          "");
   const std::vector<float> simulated =
       run_params(text, {"training.optimizer.momentum=0.9", "training.clip_norm=0.5"});
-
-  Reference r = reference(text);
-  const models::Partition parts = r.data.partition(1, models::derive_seed(5, "partition"));
-  models::BatchSampler sampler(parts[0], 16, models::derive_seed(5, "sampler", 0));
-  auto ws = r.net->make_workspace();
-  std::vector<float> grad(r.params.size());
-  models::OptimizerSpec sgd;
-  sgd.lr = 0.1;
-  sgd.momentum = 0.9;
-  models::SliceOptimizer opt(sgd, 0, r.params.size());
-  models::Batch batch;
-  const std::uint64_t dropout = models::derive_seed(5, "dropout", 0);
-  for (int k = 0; k < rounds * local; ++k) {
-    r.data.fill_batch(sampler.next(), batch);
-    r.net->loss_and_gradient(r.params, batch.view(), grad, *ws, models::derive_seed(dropout, "iteration", k));
-    models::clip_global_norm(grad, 0.5);
-    opt.step_full(r.params, grad, sgd.lr);
-  }
-  REQUIRE(simulated.size() == r.params.size());
-  for (std::size_t i = 0; i < r.params.size(); ++i) REQUIRE(simulated[i] == Approx(r.params[i]).margin(1e-6));
+  const std::vector<float> expected = sequential_sgd(text, rounds * local, 0.5);
+  REQUIRE(simulated.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) REQUIRE(simulated[i] == Approx(expected[i]).margin(1e-6));
 }
 
 TEST_CASE("local SGD with one local step is sync SGD with averaged gradients, up to rounding", "[anchor][local-sgd]") {
