@@ -21,16 +21,17 @@ Collective::Collective(Simulator& sim, net::Transport& transport, std::vector<ne
   if (!algorithm_ || algorithm_->ranks() != hosts_.size())
     throw std::invalid_argument("a collective needs an algorithm over as many ranks as hosts");
   if (elements_ < 1) throw std::invalid_argument("a collective needs a vector of at least one element");
-  std::int64_t largest = 0;
-  for (std::size_t r = 0; r < hosts_.size(); ++r) {
-    steps_.push_back(algorithm_->steps(r));
-    for (std::size_t s = 0; s < steps_.back(); ++s) {
-      algorithm_->step(r, s, elements_, plan_);
-      for (const Send& send : plan_.sends) largest = std::max(largest, send.elements);
-    }
-  }
+  for (std::size_t r = 0; r < hosts_.size(); ++r) steps_.push_back(algorithm_->steps(r));
   if (chunk_bytes) {
     if (!(*chunk_bytes > 0)) throw std::invalid_argument("chunk_bytes must be positive");
+    // Every step of every rank (O(ranks x steps): a ring of 1,024 has 2 M), only to find
+    // the largest message.
+    std::int64_t largest = 0;
+    for (std::size_t r = 0; r < hosts_.size(); ++r)
+      for (std::size_t s = 0; s < steps_[r]; ++s) {
+        algorithm_->step(r, s, elements_, plan_);
+        for (const Send& send : plan_.sends) largest = std::max(largest, send.elements);
+      }
     const double lanes = std::ceil(kBytesPerElement * static_cast<double>(largest) / *chunk_bytes);
     lanes_ = static_cast<std::size_t>(std::clamp(lanes, 1.0, static_cast<double>(std::max<std::int64_t>(largest, 1))));
   }
@@ -39,6 +40,7 @@ Collective::Collective(Simulator& sim, net::Transport& transport, std::vector<ne
 }
 
 std::int64_t Collective::lane_share(std::int64_t elements, std::size_t lane) const {
+  if (lanes_ == 1) return elements;  // the common case, without a division
   return segment(elements, static_cast<std::int64_t>(lanes_), static_cast<std::int64_t>(lane));
 }
 
@@ -62,61 +64,77 @@ void Collective::advance(std::size_t rank, std::size_t lane) {
   }
 }
 
-// Starts or completes the current step of one lane; true if something changed.
+// Starts or completes the current step of one lane; true if something changed. Most
+// calls find nothing to do: the checks stay small and the work is out of line.
 bool Collective::step_once(std::size_t rank, std::size_t lane) {
   Rank& r = ranks_[rank];
   Lane& l = r.lanes[lane];
-  const auto steps = static_cast<std::int64_t>(steps_[rank]);
-  const std::int64_t round = l.g / steps;
-  const auto s = static_cast<std::size_t>(l.g % steps);
   if (!l.running) {
-    if (r.contributed < round) return false;                      // its input is not ready
+    if (r.contributed < l.round) return false;                    // its input is not ready
     if (lane > 0 && r.lanes[lane - 1].g <= l.g) return false;     // the lane before is behind
-    algorithm_->step(rank, s, elements_, plan_);
-    l.running = true;
-    l.started = sim_.now();
-    l.phase = plan_.phase;
-    l.receives = plan_.receives;
-    l.arrived = 0;
-    l.sends_left = static_cast<std::uint32_t>(plan_.sends.size());
-    // The step is posted: messages waiting for it move now, in the order they were sent.
-    if (!l.waiting.empty()) {
-      std::vector<std::uint32_t> still;
-      for (std::uint32_t tag : l.waiting) {
-        if (messages_[tag].to_g == l.g) transmit(tag);
-        else still.push_back(tag);
-      }
-      l.waiting.swap(still);
-    }
-    for (const Send& send : plan_.sends) {
-      const std::int64_t to_steps = static_cast<std::int64_t>(steps_[send.peer]);
-      Message m{static_cast<std::uint32_t>(rank), send.peer, static_cast<std::uint32_t>(lane),
-                round * to_steps + send.peer_step, plan_.phase,
-                kBytesPerElement * static_cast<double>(lane_share(send.elements, lane))};
-      std::uint32_t tag;
-      if (!free_messages_.empty()) {
-        tag = free_messages_.back();
-        free_messages_.pop_back();
-        messages_[tag] = m;
-      } else {
-        tag = static_cast<std::uint32_t>(messages_.size());
-        messages_.push_back(m);
-      }
-      const Lane& peer = ranks_[send.peer].lanes[lane];
-      if (peer.running && peer.g == m.to_g) transmit(tag);
-      else ranks_[send.peer].lanes[lane].waiting.push_back(tag);
-    }
+    start_step(rank, lane);
     return true;
   }
   if (l.sends_left > 0 || l.arrived < l.receives) return false;
+  complete_step(rank, lane);
+  return true;
+}
+
+void Collective::start_step(std::size_t rank, std::size_t lane) {
+  Lane& l = ranks_[rank].lanes[lane];
+  const std::int64_t round = l.round;
+  algorithm_->step(rank, l.step, elements_, plan_);
+  l.running = true;
+  l.started = sim_.now();
+  l.phase = plan_.phase;
+  l.receives = plan_.receives;
+  l.arrived = 0;
+  l.sends_left = static_cast<std::uint32_t>(plan_.sends.size());
+  // The step is posted: messages waiting for it move now, in the order they were sent;
+  // the others stay, in order (compacted in place: no allocation per step).
+  if (!l.waiting.empty()) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < l.waiting.size(); ++i) {
+      const std::uint32_t tag = l.waiting[i];
+      if (messages_[tag].to_g == l.g) transmit(tag);
+      else l.waiting[kept++] = tag;
+    }
+    l.waiting.resize(kept);
+  }
+  for (const Send& send : plan_.sends) {
+    const std::int64_t to_steps = static_cast<std::int64_t>(steps_[send.peer]);
+    Message m{static_cast<std::uint32_t>(rank), send.peer, static_cast<std::uint32_t>(lane),
+              round * to_steps + send.peer_step, plan_.phase,
+              kBytesPerElement * static_cast<double>(lane_share(send.elements, lane))};
+    std::uint32_t tag;
+    if (!free_messages_.empty()) {
+      tag = free_messages_.back();
+      free_messages_.pop_back();
+      messages_[tag] = m;
+    } else {
+      tag = static_cast<std::uint32_t>(messages_.size());
+      messages_.push_back(m);
+    }
+    const Lane& peer = ranks_[send.peer].lanes[lane];
+    if (peer.running && peer.g == m.to_g) transmit(tag);
+    else ranks_[send.peer].lanes[lane].waiting.push_back(tag);
+  }
+}
+
+void Collective::complete_step(std::size_t rank, std::size_t lane) {
+  Rank& r = ranks_[rank];
+  Lane& l = r.lanes[lane];
+  const std::int64_t round = l.round;
+  const std::size_t s = l.step;
   l.running = false;
   if (lane == 0) listener_.on_step(rank, round, s, l.phase, l.started, sim_.now());
   ++l.g;
-  if (l.g % steps == 0 && ++r.lanes_through == lanes_) {
+  const bool round_complete = ++l.step == steps_[rank];
+  if (round_complete) l.step = 0, ++l.round;
+  if (round_complete && ++r.lanes_through == lanes_) {
     r.lanes_through = 0;
     listener_.on_done(rank, round);
   }
-  return true;
 }
 
 void Collective::transmit(std::uint32_t tag) {

@@ -64,6 +64,8 @@ class Collective : private net::MessageSink {
  private:
   struct Lane {
     std::int64_t g = 0;  // global step: round * steps + step, being run or awaited
+    std::int64_t round = 0;  // g / steps and g % steps, kept as g moves (no division per call)
+    std::size_t step = 0;
     bool running = false;
     std::uint32_t sends_left = 0, receives = 0, arrived = 0;
     Phase phase = Phase::Reduce;
@@ -89,6 +91,8 @@ class Collective : private net::MessageSink {
   void transmit(std::uint32_t tag);
   void advance(std::size_t rank, std::size_t lane);
   bool step_once(std::size_t rank, std::size_t lane);
+  void start_step(std::size_t rank, std::size_t lane);
+  void complete_step(std::size_t rank, std::size_t lane);
   std::int64_t lane_share(std::int64_t elements, std::size_t lane) const;
 
   Simulator& sim_;
