@@ -1,6 +1,7 @@
 #include "sim/net/maxmin_solver.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
@@ -24,6 +25,7 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacities, Listener* listener, S
     resources_[r].capacity = capacities[r];
   }
   in_changed_.assign(capacities.size(), false);
+  unclear_.assign((capacities.size() + 63) / 64, 0);
 }
 
 std::span<const MaxMinSolver::ResourceId> MaxMinSolver::route(FlowId f) const {
@@ -117,6 +119,7 @@ void MaxMinSolver::attach(FlowId id) {
     list.push_back(id);
   }
   f.placed = true;
+  ++placed_;
 }
 
 void MaxMinSolver::detach(FlowId id) {
@@ -135,6 +138,7 @@ void MaxMinSolver::detach(FlowId id) {
     }
   }
   f.placed = false;
+  --placed_;
 }
 
 void MaxMinSolver::set_bottleneck(FlowId f, ResourceId b) {
@@ -143,14 +147,16 @@ void MaxMinSolver::set_bottleneck(FlowId f, ResourceId b) {
   if (listener_ && old != b) listener_->bottleneck_changed(f, old, b);
 }
 
-void MaxMinSolver::set_level(ResourceId r, double level) {
+void MaxMinSolver::set_level(ResourceId r, double level, bool track_increase) {
   Resource& res = resources_[r];
   const double old = res.level;
   if (old == level) return;
   res.level = level;
-  // inc_r bounds how much the rates of r's flows grew since they were accounted.
-  res.increase = level > old ? res.increase + (level - old) : std::max(0.0, res.increase - (old - level));
-  touch_increase(r);
+  if (track_increase) {
+    // inc_r bounds how much the rates of r's flows grew since they were accounted.
+    res.increase = level > old ? res.increase + (level - old) : std::max(0.0, res.increase - (old - level));
+    touch_increase(r);
+  }
   if (listener_) listener_->level_changed(r, old, level);
 }
 
@@ -165,6 +171,12 @@ double MaxMinSolver::foreign_load(ResourceId r) const {
 // entry more pessimistic than the truth keeps the certificate safe, and skipping the
 // other updates saves most heap operations. full_solve() and reaccount() make the bounds
 // exact again.
+//
+// Keys >= 0 wait in parked_ instead of the heap until an increase bound is positive: while
+// max inc is 0 the certificate only asks whether some key is negative, and the heap of
+// negative keys answers that (and names the same tightest resource). Around an all-reduce
+// ring every flow leaves an exactly full link with key 0 behind, and queueing it cost a
+// tenth of the benchmark's time. complete_keys() moves the parked keys in when needed.
 void MaxMinSolver::touch_key(ResourceId r) {
   Resource& res = resources_[r];
   if (res.bottlenecked > 0 || res.flows.empty()) {  // not an unsaturated resource in use
@@ -176,6 +188,12 @@ void MaxMinSolver::touch_key(ResourceId r) {
   if (key >= res.key) return;  // the heap already holds a smaller (more pessimistic) key
   res.key = key;
   ++res.key_version;
+  if (!keys_complete_ && key >= 0) {
+    parked_.emplace_back(r, res.key_version);
+    if (parked_.size() > 4 * resources_.size() + 1024)  // drop stale entries
+      std::erase_if(parked_, [this](const auto& p) { return resources_[p.first].key_version != p.second; });
+    return;
+  }
   keys_.push({key, {r, res.key_version}});
   if (keys_.size() > 4 * resources_.size() + 1024) {  // drop stale entries
     std::vector<HeapEntry> live;
@@ -203,6 +221,20 @@ void MaxMinSolver::touch_increase(ResourceId r) {
         live.push_back(increases_.top());
     increases_ = decltype(increases_)(std::less<HeapEntry>(), std::move(live));
   }
+}
+
+void MaxMinSolver::complete_keys() {
+  for (const auto& [r, version] : parked_)
+    if (resources_[r].key_version == version) keys_.push({resources_[r].key, {r, version}});
+  parked_.clear();
+  keys_complete_ = true;
+}
+
+// Every key or parked key goes (full solves start afresh).
+void MaxMinSolver::clear_keys() {
+  keys_ = {};
+  parked_.clear();
+  keys_complete_ = false;
 }
 
 double MaxMinSolver::min_key() {
@@ -293,6 +325,9 @@ bool MaxMinSolver::try_remove(FlowId id) {
       if (!in_changed_[r]) in_changed_[r] = true, changed_.push_back(r);
     } else {
       resources_[r].accounted -= f.accounted;
+      // Left empty with a rounding residue: the one way a resource without flows differs
+      // from what a full solve leaves (see clear_resource()).
+      if (resources_[r].flows.empty() && resources_[r].accounted != 0) mark_unclear(r);
       touch_key(r);
     }
   }
@@ -337,9 +372,44 @@ void MaxMinSolver::take_over(FlowId id, ResourceId u) {
   }
 }
 
+// A flow alone on every resource of its route (around an all-reduce ring, every flow):
+// exactly what the general path of try_add() does for it, without its scans. It fills
+// the first resource of least capacity alone, at that capacity, and crosses the others
+// unsaturated (no other flow there can be bottlenecked).
+bool MaxMinSolver::add_alone(FlowId id) {
+  Flow& f = flows_[id];
+  ResourceId best = kNone;
+  for (std::size_t i = 0; i < f.length; ++i) {
+    const ResourceId r = route_of(id)[i];
+    if (best == kNone || resources_[r].capacity < resources_[best].capacity) best = r;
+  }
+  Resource& bres = resources_[best];
+  if (!(bres.capacity > 0)) return false;  // a failed link: the full solve stalls the flow
+  bres.accounted = 0;
+  ++bres.bottlenecked;
+  set_bottleneck(id, best);
+  touch_key(best);  // saturated now: drops its certificate key
+  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, false);
+  bres.increase = 0;
+  bres.increase_bound = 0;
+  touch_increase(best);
+  if (!in_changed_[best]) in_changed_[best] = true, changed_.push_back(best);
+  f.accounted = bres.level;
+  for (std::size_t i = 0; i < f.length; ++i) {
+    const ResourceId r = route_of(id)[i];
+    if (r == best) continue;
+    resources_[r].accounted += f.accounted;
+    touch_key(r);
+  }
+  return true;
+}
+
 bool MaxMinSolver::try_add(FlowId id) {
   attach(id);
   Flow& f = flows_[id];
+  bool alone = true;
+  for (std::size_t i = 0; i < f.length && alone; ++i) alone = resources_[route_of(id)[i]].flows.size() == 1;
+  if (alone) return add_alone(id);
   // Where would the new flow be bottlenecked? At a saturated resource, the level it would
   // share there; at an unsaturated one, the capacity left (the certificate's lower bound
   // first; the exact value, by scanning the resource's flows, only if it might bind).
@@ -424,8 +494,11 @@ bool MaxMinSolver::try_add(FlowId id) {
     count_add(bres.dependents, r, +1);
     if (!in_changed_[r]) in_changed_[r] = true, changed_.push_back(r);
   }
-  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked);
-  if (best == fresh) {  // its own flow is accounted at this level; taken-over ones carry theirs
+  // A new bottleneck's increase starts afresh (its own flow is accounted at this level;
+  // taken-over ones carry theirs): tracking it through the level change would only queue
+  // a heap entry that is stale at once.
+  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, best != fresh);
+  if (best == fresh) {
     bres.increase = carried_increase;
     bres.increase_bound = 0;
     touch_increase(best);
@@ -491,8 +564,9 @@ bool MaxMinSolver::certify() {
   std::size_t reaccounted = 0;
   ResourceId last_tightened = kNone;
   for (;;) {
-    const double key = min_key();
     const double bound = max_increase();
+    if (bound > 0 && !keys_complete_) complete_keys();
+    const double key = min_key();  // with bound 0 and keys parked: the least negative key, or infinity
     // A resource may be exactly full without being anyone's bottleneck (a flow crossing
     // two links of equal capacity, as around an all-reduce ring): load <= capacity is all
     // feasibility needs, so equality passes.
@@ -520,6 +594,18 @@ void MaxMinSolver::full_solve() {
     return;
   }
   const std::size_t n_res = resources_.size();
+  if (placed_ == 0) {  // nothing to fill (the last flows just left): every level is 0
+    clear_keys();
+    increases_ = {};
+    // Only marked resources can differ from what a full solve leaves; the others are
+    // clear already. Visited in increasing order, as the full solve reports levels.
+    for (std::size_t w = 0; w < unclear_.size(); ++w)
+      for (std::uint64_t bits = unclear_[w]; bits != 0; bits &= bits - 1)
+        clear_resource(static_cast<ResourceId>(64 * w + static_cast<std::size_t>(std::countr_zero(bits))));
+    std::fill(unclear_.begin(), unclear_.end(), 0);
+    ++stats_.full_solves;
+    return;
+  }
   // Scratch buffers live in the solver: a full solve allocates nothing in steady state.
   auto& remaining = scratch_.remaining;
   auto& unfrozen = scratch_.unfrozen;
@@ -619,9 +705,10 @@ void MaxMinSolver::full_solve() {
       }
     }
   }
-  keys_ = {};
+  clear_keys();
   increases_ = {};
   for (ResourceId r = 0; r < n_res; ++r) touch_key(r);
+  std::fill(unclear_.begin(), unclear_.end(), 0);  // every resource is as a full solve leaves it
   ++stats_.full_solves;
   // Its buffers take ~36 bytes per resource and 5 per flow; a large system gives them
   // back (allocating them is small next to an O(flows) solve, and full solves are rare).
@@ -632,6 +719,23 @@ void MaxMinSolver::full_solve() {
     std::vector<char>().swap(frozen);
     std::vector<std::pair<double, ResourceId>>().swap(queue);
   }
+}
+
+// What a full solve leaves at a resource without flows, with the same report of a level
+// dropping to 0, but writing only what differs and without version bumps (the heaps
+// whose entries they invalidate have just been emptied).
+void MaxMinSolver::clear_resource(ResourceId r) {
+  Resource& res = resources_[r];
+  const double old = res.bottlenecked > 0 ? res.level : 0.0;
+  if (res.bottlenecked != 0) res.bottlenecked = 0;
+  if (res.level != 0) res.level = 0;
+  if (!res.foreign.empty()) res.foreign.clear();
+  if (!res.dependents.empty()) res.dependents.clear();
+  if (res.accounted != 0) res.accounted = 0;
+  if (res.increase != 0) res.increase = 0;
+  if (res.increase_bound != 0) res.increase_bound = 0;
+  if (res.key != std::numeric_limits<double>::infinity()) res.key = std::numeric_limits<double>::infinity();
+  if (listener_ && old != 0) listener_->level_changed(r, old, 0.0);
 }
 
 void MaxMinSolver::set_capacity(ResourceId r, double capacity) {
@@ -662,6 +766,7 @@ void MaxMinSolver::solve() {
       continue;
     }
     const ResourceId b = flows_[id].bottleneck;
+    for (std::size_t i = 0; i < flows_[id].length; ++i) mark_unclear(route_of(id)[i]);  // the full solve settles them
     detach(id);
     if (b != kNone) set_bottleneck(id, kNone);
     free_ids_.push_back(id);

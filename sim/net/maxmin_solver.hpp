@@ -196,11 +196,17 @@ class MaxMinSolver {
   static void count_add(CountMap& m, ResourceId r, std::int64_t delta);
   void attach(FlowId f);  // adds f to its resources' flow lists
   void detach(FlowId f);
-  void set_level(ResourceId r, double level);
+  // Sets L_r and tells the listener; with track_increase, also raises or lowers inc_r by
+  // the change (a caller that resets inc_r itself passes false).
+  void set_level(ResourceId r, double level, bool track_increase = true);
   void set_bottleneck(FlowId f, ResourceId b);
+  void clear_resource(ResourceId r);
+  void mark_unclear(ResourceId r) { unclear_[r / 64] |= std::uint64_t{1} << (r % 64); }
   double foreign_load(ResourceId r) const;
   void touch_key(ResourceId r);
   void touch_increase(ResourceId r);
+  void complete_keys();
+  void clear_keys();
   double min_key();
   double max_increase();
   void reaccount(ResourceId b);
@@ -208,6 +214,7 @@ class MaxMinSolver {
 
   bool try_remove(FlowId f);
   bool try_add(FlowId f);
+  bool add_alone(FlowId f);  // try_add() for a flow alone on its route
   void take_over(FlowId f, ResourceId u);
   void release_bottleneck(ResourceId b);
   bool propagate();
@@ -223,6 +230,11 @@ class MaxMinSolver {
   std::vector<FlowId> free_ids_;
   std::vector<FlowId> pending_add_, pending_remove_;
   std::size_t active_ = 0;
+  std::size_t placed_ = 0;  // flows attached to their resources' lists
+  // Bit r: resource r may differ from what a full solve leaves a resource without flows
+  // (its flows were removed for a full solve, or it kept a residue); only these need
+  // clearing when the last flows leave (full_solve() with nothing placed).
+  std::vector<std::uint64_t> unclear_;
   bool capacity_changed_ = false;  // set_capacity since the last solve(): solve in full
   Listener* listener_;
   Stats stats_;
@@ -246,6 +258,9 @@ class MaxMinSolver {
   // Certificate heaps (lazy deletion by version).
   using HeapEntry = std::pair<double, std::pair<ResourceId, std::uint32_t>>;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> keys_;  // (C - A) / n, unsaturated
+  // Keys >= 0 not in keys_ while keys_complete_ is false: (resource, key_version); see touch_key().
+  std::vector<std::pair<ResourceId, std::uint32_t>> parked_;
+  bool keys_complete_ = false;
   std::priority_queue<HeapEntry> increases_;                                    // inc, bottlenecks
 };
 

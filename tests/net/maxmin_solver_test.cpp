@@ -93,7 +93,8 @@ TEST_CASE("heterogeneous capacities: a slow sender frees capacity for the others
 TEST_CASE("incremental updates agree with progressive filling under random churn", "[maxmin]") {
   // Random "hosts up -> hosts down" routes, some through two extra shared uplinks (four
   // resources), with equal, two-valued or random capacities; batches of 1 to 20 adds and
-  // removes. After every batch, every rate must equal the reference solution.
+  // removes, and every 25th batch first removes every flow. After every batch, every rate
+  // must equal the reference solution.
   std::uint64_t incremental = 0, full = 0;
   for (std::uint64_t seed = 0; seed < 60; ++seed) {
     boost::random::mt19937_64 rng(seed);
@@ -109,6 +110,11 @@ TEST_CASE("incremental updates agree with progressive filling under random churn
     boost::random::uniform_int_distribution<std::size_t> host(0, hosts - 1);
     for (int step = 0; step < 150; ++step) {
       const std::size_t k = coin(rng) < 7 ? batch(rng) % 3 + 1 : batch(rng);
+      if (step % 25 == 24) {  // now and then every flow leaves at once (the solver clears what they touched)
+        for (const auto& [id, route] : live) solver.remove_flow(id);
+        live.clear();
+        solver.solve();
+      }
       for (std::size_t i = 0; i < k; ++i) {
         if (!live.empty() && coin(rng) < 5) {
           auto it = live.begin();
@@ -197,4 +203,45 @@ TEST_CASE("flows alone on two equal links (an all-reduce ring) are solved increm
     for (auto f : flows) CHECK(s.rate(f) == 5.0);
   }
   CHECK(s.stats().full_solves == 0);
+}
+
+TEST_CASE("after every flow leaves at once, the solver continues exactly as a fresh one", "[maxmin]") {
+  // Solver a carries flows over shared links, then loses them all in one batch (too many
+  // for incremental removal: its resources are cleared without a full progressive
+  // filling). From then on it must act exactly as solver b, which never had a flow: same
+  // rates to the bit, and the same work (incremental updates and full solves), for a
+  // sequence of single changes over the same links.
+  const std::vector<double> capacity = {10, 10, 10, 4, 25, 25, 7, 10};
+  MaxMinSolver a(capacity), b(capacity);
+  const Routes first = {{0, 4}, {1, 4}, {2, 4, 6}, {3, 5}, {0, 5, 7}, {2, 6}};
+  std::vector<MaxMinSolver::FlowId> gone;
+  for (int copy = 0; copy < 3; ++copy)  // 18 flows: more than an incremental batch takes
+    for (const auto& route : first) {
+      gone.push_back(a.add_flow(route));
+      a.solve();
+    }
+  const auto full_before_leaving = a.stats().full_solves;
+  for (auto f : gone) a.remove_flow(f);
+  a.solve();
+  REQUIRE(a.stats().full_solves == full_before_leaving + 1);  // the clearing, not an incremental removal
+  const auto a_before = a.stats(), b_before = b.stats();
+  const Routes then = {{0, 4}, {2, 4}, {1, 5, 7}, {3, 4}, {2, 6}, {0, 5}, {1, 6}};
+  std::vector<MaxMinSolver::FlowId> fa, fb;
+  for (std::size_t i = 0; i < then.size(); ++i) {
+    fa.push_back(a.add_flow(then[i]));
+    fb.push_back(b.add_flow(then[i]));
+    a.solve();
+    b.solve();
+    if (i == 4) {  // and one leaves again
+      a.remove_flow(fa[1]);
+      b.remove_flow(fb[1]);
+      a.solve();
+      b.solve();
+    }
+    for (std::size_t j = 0; j < fa.size(); ++j)
+      if (j != 1 || i < 4) CHECK(a.rate(fa[j]) == b.rate(fb[j]));
+  }
+  CHECK(a.stats().full_solves - a_before.full_solves == b.stats().full_solves - b_before.full_solves);
+  CHECK(a.stats().incremental_updates - a_before.incremental_updates ==
+        b.stats().incremental_updates - b_before.incremental_updates);
 }
