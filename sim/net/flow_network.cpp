@@ -35,9 +35,9 @@ std::uint32_t FlowNetwork::new_message() {
     return m;
   }
   const auto m = static_cast<std::uint32_t>(messages_pool_.size());
-  messages_pool_.emplace_back();
-  messages_pool_.back().index = m;
-  messages_pool_.back().network = this;
+  Message& msg = messages_pool_.emplace_back();
+  msg.index = m;
+  msg.network = this;
   if (model_.general()) progress_.resize(messages_pool_.size());
   return m;
 }

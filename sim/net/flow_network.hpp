@@ -45,12 +45,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <queue>
 #include <vector>
 
 #include "sim/core/simulator.hpp"
+#include "sim/core/stable_pool.hpp"
 #include "sim/net/maxmin_solver.hpp"
 #include "sim/net/network_model.hpp"
 #include "sim/net/topology.hpp"
@@ -247,7 +247,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   Simulator& sim_;
   const Topology& topology_;
   MaxMinSolver solver_;
-  std::deque<Message> messages_pool_;  // stable addresses: events point at messages
+  StablePool<Message> messages_pool_;  // stable addresses: events point at messages
   std::vector<std::uint32_t> free_messages_;
   std::vector<std::uint32_t> message_of_flow_;  // flow id -> message index
   std::vector<Group> groups_;                     // one per resource

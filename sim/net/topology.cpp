@@ -22,6 +22,7 @@ void Topology::invalidate_routes() {
   routes_.clear();
   trees_.clear();
   tree_of_start_.clear();
+  first_hops_.clear();
 }
 
 NodeId Topology::add_host(std::string name) { return add_node(std::move(name), NodeKind::Host); }
@@ -125,9 +126,14 @@ std::size_t Topology::route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs
   latency = 0;
   if (src == dst) return 0;
   std::size_t n = 0;
-  LinkId link;
-  NodeId start;
-  first_hop(src, link, start);
+  if (first_hops_.size() != nodes_.size()) first_hops_.assign(nodes_.size(), FirstHop{});
+  FirstHop& hop = first_hops_[src];
+  if (!hop.known) {
+    first_hop(src, hop.link, hop.start);
+    hop.known = true;
+  }
+  const LinkId link = hop.link;
+  const NodeId start = hop.start;
   if (link != kNoLink) {
     out[n++] = 2 * link + (links_[link].a == src ? 0 : 1);
     latency += links_[link].latency;

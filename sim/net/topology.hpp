@@ -109,6 +109,14 @@ class Topology {
   mutable std::unordered_map<std::uint64_t, Route> routes_;  // key: src << 32 | dst
   mutable std::unordered_map<NodeId, Tree> trees_;
   mutable std::vector<const Tree*> tree_of_start_;  // per node: its tree, once built
+  // Per node, once asked: first_hop() (it looks the access link up in the graph, which
+  // showed in the profile of sending messages).
+  struct FirstHop {
+    LinkId link = kNoLink;
+    NodeId start = 0;
+    bool known = false;
+  };
+  mutable std::vector<FirstHop> first_hops_;
 };
 
 }  // namespace pssim::net
