@@ -17,29 +17,77 @@ EventId EventQueue::push(TimeNs time, EventCallback callback) {
     throw std::invalid_argument("event scheduled at " + std::to_string(time) +
                                 " ns, before the current time " + std::to_string(floor_) + " ns");
   const std::uint64_t seq = next_seq_++;
-  place({time, seq, callback});
+  const Entry e{time, seq, callback};
+  const TimeNs delay = time - floor_;
+  if (delay == 0 && radix_floor_ == floor_) place(e);  // bucket 0: appended in order, no move later
+  else if (Lane* lane = lane_for(delay)) {
+    if (lane->empty()) ++busy_lanes_;
+    lane->items.push_back(e);
+  } else {
+    place(e);
+  }
   ++live_;
   return {time, seq};
 }
 
+// The lane of `delay`; else, for a delay that repeats the previous one the radix heap
+// took, an empty lane given to it; else none (the radix heap takes it). Delays that never
+// repeat (random compute times) so stay out of the lanes.
+EventQueue::Lane* EventQueue::lane_for(TimeNs delay) {
+  if (busy_lanes_ == 0 && delay != last_radix_delay_) {  // the common case without lanes in use
+    last_radix_delay_ = delay;
+    return nullptr;
+  }
+  Lane* free = nullptr;
+  for (Lane& lane : lanes_) {
+    if (lane.delay == delay && !lane.empty()) return &lane;
+    if (!free && lane.empty()) free = &lane;
+  }
+  if (delay != last_radix_delay_) {
+    last_radix_delay_ = delay;
+    return nullptr;
+  }
+  if (free) free->delay = delay;
+  return free;
+}
+
+// The lane whose front comes first (least time, then sequence number), or none.
+EventQueue::Lane* EventQueue::first_lane() {
+  Lane* best = nullptr;
+  for (Lane& lane : lanes_) {
+    if (lane.empty()) continue;
+    if (!best || lane.first().time < best->first().time ||
+        (lane.first().time == best->first().time && lane.first().seq < best->first().seq))
+      best = &lane;
+  }
+  return best;
+}
+
 void EventQueue::place(const Entry& e) {
-  const int k = bucket_of(e.time, floor_);
+  const int k = bucket_of(e.time, radix_floor_);
   buckets_[k].push_back(e);
   if (k == 0) return;
   nonempty_ |= std::uint64_t{1} << (k - 1);
   bucket_min_[k] = std::min(bucket_min_[k], e.time);
 }
 
-bool EventQueue::in_bucket0(std::uint64_t seq) const {
-  const auto& b0 = buckets_[0];
-  for (std::size_t i = front0_; i < b0.size(); ++i)
-    if (b0[i].seq == seq) return true;
+// Whether the entry `seq`, at time floor_, has not been popped: it is in bucket 0 past
+// its front, in the bucket that holds floor_ when the radix floor lags behind (nothing
+// there has been popped), or at the front of a lane (entries at floor_ come first).
+bool EventQueue::pending_at_floor(std::uint64_t seq) const {
+  const int k = bucket_of(floor_, radix_floor_);
+  const auto& bucket = buckets_[k];
+  for (std::size_t i = k == 0 ? front0_ : 0; i < bucket.size(); ++i)
+    if (bucket[i].seq == seq) return true;
+  for (const Lane& lane : lanes_)
+    for (std::size_t i = lane.front; i < lane.items.size() && lane.items[i].time == floor_; ++i)
+      if (lane.items[i].seq == seq) return true;
   return false;
 }
 
 bool EventQueue::cancel(EventId id) {
   if (!id || id.seq >= next_seq_ || id.time < floor_) return false;
-  if (id.time == floor_ && !in_bucket0(id.seq)) return false;  // already fired
+  if (id.time == floor_ && !pending_at_floor(id.seq)) return false;  // already fired
   if (!cancelled_.insert(id.seq).second) return false;        // already cancelled
   --live_;
   if (cancelled_.size() > 1024 && cancelled_.size() > live_) compact();
@@ -56,11 +104,11 @@ bool EventQueue::refill_bucket0(TimeNs limit) {
   b0.clear();
   if (b0.capacity() > kKeptCapacity) release_after_burst();
   front0_ = 0;
-  floor_ = bucket_min_[k];
+  radix_floor_ = bucket_min_[k];
   auto& source = buckets_[k];
   bucket_min_[k] = kTimeMax;
   nonempty_ &= ~(std::uint64_t{1} << (k - 1));
-  const auto at_floor = [this](const Entry& e) { return e.time == floor_; };
+  const auto at_floor = [this](const Entry& e) { return e.time == radix_floor_; };
   if (source.size() > kKeptCapacity && std::all_of(source.begin(), source.end(), at_floor)) {
     b0.swap(source);  // a burst of simultaneous events moves as a whole: no copy
   } else {
@@ -86,24 +134,71 @@ void EventQueue::release_after_burst() {
 std::size_t EventQueue::reserved() const {
   std::size_t n = 0;
   for (const auto& b : buckets_) n += b.capacity();
+  for (const Lane& lane : lanes_) n += lane.items.capacity();
   return n;
 }
 
 bool EventQueue::pop_until(TimeNs limit, TimeNs& time, EventCallback& callback) {
   for (;;) {
-    if (front0_ == buckets_[0].size() && !refill_bucket0(limit)) return false;
-    const Entry& e = buckets_[0][front0_];
+    bool in_bucket0 = front0_ < buckets_[0].size();
+    Lane* lane = busy_lanes_ > 0 ? first_lane() : nullptr;
+    bool from_lane = false;
+    if (lane) {
+      // The radix heap's candidate: bucket 0's front, or the earliest time of its lowest
+      // bucket (refilled into bucket 0 only when it is taken or ties with the lane).
+      TimeNs radix_time = kTimeMax;
+      if (in_bucket0) radix_time = buckets_[0][front0_].time;
+      else if (nonempty_ != 0) radix_time = bucket_min_[std::countr_zero(nonempty_) + 1];
+      if (lane->first().time < radix_time) {
+        from_lane = true;
+      } else if (lane->first().time == radix_time) {
+        if (radix_time > limit) return false;
+        if (!in_bucket0) in_bucket0 = refill_bucket0(limit);  // to compare sequence numbers
+        from_lane = !in_bucket0 || lane->first().seq < buckets_[0][front0_].seq;
+      }
+    }
+    if (!from_lane && !in_bucket0 && !refill_bucket0(limit)) return false;
+    const Entry& e = from_lane ? lane->first() : buckets_[0][front0_];
     if (e.time > limit) return false;
-    ++front0_;
-    if (!cancelled_.empty() && cancelled_.erase(e.seq) == 1) continue;
-    time = e.time;
-    callback = e.callback;
+    if (from_lane) {
+      ++lane->front;
+      if (lane->empty()) --busy_lanes_;
+    } else {
+      ++front0_;
+    }
+    floor_ = e.time;
+    const Entry popped = e;
+    if (from_lane) trim(*lane);
+    if (!cancelled_.empty() && cancelled_.erase(popped.seq) == 1) continue;
+    time = popped.time;
+    callback = popped.callback;
     --live_;
     return true;
   }
 }
 
+// A lane keeps its storage for the next entries, within bounds: an empty lane keeps at
+// most kKeptCapacity, and one that never empties (a steady stream) drops its popped part
+// once that is most of it, so its storage stays within twice its pending entries.
+void EventQueue::trim(Lane& lane) {
+  if (lane.empty()) {
+    if (lane.items.capacity() > kKeptCapacity) std::vector<Entry>().swap(lane.items);
+    else lane.items.clear();
+    lane.front = 0;
+  } else if (lane.front >= kKeptCapacity && 2 * lane.front >= lane.items.size()) {
+    lane.items.erase(lane.items.begin(), lane.items.begin() + static_cast<std::ptrdiff_t>(lane.front));
+    lane.front = 0;
+  }
+}
+
 void EventQueue::compact() {
+  for (Lane& lane : lanes_) {
+    lane.items.erase(std::remove_if(lane.items.begin() + static_cast<std::ptrdiff_t>(lane.front), lane.items.end(),
+                                    [this](const Entry& e) { return cancelled_.count(e.seq) == 1; }),
+                     lane.items.end());
+    trim(lane);
+  }
+  busy_lanes_ = static_cast<int>(std::count_if(lanes_.begin(), lanes_.end(), [](const Lane& l) { return !l.empty(); }));
   for (std::size_t k = 0; k < buckets_.size(); ++k) {
     auto& bucket = buckets_[k];
     const auto first = bucket.begin() + static_cast<std::ptrdiff_t>(k == 0 ? front0_ : 0);

@@ -57,10 +57,11 @@ TEST_CASE("events pop in time order, ties in scheduling order", "[event_queue]")
   CHECK(q.empty());
 }
 
-TEST_CASE("event queue agrees with a sorted reference under random pushes, pops and cancels",
-          "[event_queue]") {
-  // Reference: map keyed by (time, scheduling order). Times include many ties and wide
-  // jumps so that entries travel through many radix buckets.
+// Random pushes (at now + delay(rng, a), a in 0..4 the action drawn), pops (some only up
+// to a limit) and cancels, checked against a map keyed by (time, scheduling order): the
+// order promised.
+template <typename Delay>
+void check_against_reference(Delay delay) {
   boost::random::mt19937_64 rng(42);
   EventQueue q;
   std::map<std::pair<TimeNs, std::uint64_t>, int> reference;
@@ -70,11 +71,11 @@ TEST_CASE("event queue agrees with a sorted reference under random pushes, pops 
   std::uint64_t order = 0;
   TimeNs now = 0;
   boost::random::uniform_int_distribution<int> action(0, 9);
-  boost::random::uniform_int_distribution<TimeNs> small(0, 3), large(0, 1'000'000'000);
+  boost::random::uniform_int_distribution<TimeNs> limit_after(0, 50'000);
   for (int step = 0; step < 100000; ++step) {
     const int a = action(rng);
     if (a < 5) {
-      const TimeNs t = now + (a < 3 ? small(rng) : large(rng));
+      const TimeNs t = now + delay(rng, a);
       const int tag = static_cast<int>(order);
       const Tagged* e = &events.emplace_back(Tagged{&popped_tags, tag});
       EventId id = q.push(t, [e] { e->fire(); });
@@ -87,10 +88,12 @@ TEST_CASE("event queue agrees with a sorted reference under random pushes, pops 
       const bool was_pending = reference.erase(h.second) == 1;
       CHECK(q.cancel(h.first) == was_pending);
     } else {
+      // Now and then only up to a limit, as Simulator::run_until does.
+      const TimeNs limit = a == 9 ? now + limit_after(rng) : pssim::kTimeMax;
       TimeNs t;
       EventCallback cb;
-      const bool got = q.pop_until(pssim::kTimeMax, t, cb);
-      REQUIRE(got == !reference.empty());
+      const bool got = q.pop_until(limit, t, cb);
+      REQUIRE(got == (!reference.empty() && reference.begin()->first.first <= limit));
       if (got) {
         cb();
         const auto first = reference.begin();
@@ -102,6 +105,24 @@ TEST_CASE("event queue agrees with a sorted reference under random pushes, pops 
     }
     REQUIRE(q.size() == reference.size());
   }
+}
+
+TEST_CASE("event queue agrees with a sorted reference under random pushes, pops and cancels",
+          "[event_queue]") {
+  // Times include many ties and wide jumps so that entries travel through many radix
+  // buckets; the small delays also fill lanes.
+  boost::random::uniform_int_distribution<TimeNs> small(0, 3), large(0, 1'000'000'000);
+  check_against_reference([&](boost::random::mt19937_64& rng, int a) { return a < 3 ? small(rng) : large(rng); });
+}
+
+TEST_CASE("events of a few repeated delays (the queue's lanes) keep the exact order", "[event_queue]") {
+  // Mostly the same few delays, as messages waiting their route's latency: more delays
+  // than lanes, so lanes are taken and given up, and their entries tie with each other,
+  // with delay-0 events and with random ones in the radix heap.
+  const TimeNs delays[] = {0, 40'000, 40'000, 78'125, 20'000, 5, 40'000};
+  boost::random::uniform_int_distribution<std::size_t> pick(0, std::size(delays) - 1);
+  boost::random::uniform_int_distribution<TimeNs> any(0, 100'000);
+  check_against_reference([&](boost::random::mt19937_64& rng, int a) { return a < 4 ? delays[pick(rng)] : any(rng); });
 }
 
 TEST_CASE("cancel is exact: once, never after firing, never a reused slot", "[event_queue]") {
@@ -207,4 +228,26 @@ TEST_CASE("bursts of simultaneous events keep their order and do not pile up sto
   }
   CHECK(log == expected);
   CHECK(q.reserved() < 2 * 60'000);
+}
+
+TEST_CASE("a lane that never empties does not keep what it has popped", "[event_queue]") {
+  // A steady stream at one delay (a message every 10 ns, each waiting 40 us): the lane
+  // always holds ~4,000 pending events and never empties; over a million events its
+  // storage must stay near what is pending, not grow with everything that passed.
+  EventQueue q;
+  const TimeNs delay = 40'000;
+  TimeNs now = 0;
+  for (TimeNs t = 0; t < delay; t += 10) q.push(t + delay, [] {});
+  std::size_t largest = 0;
+  for (int i = 0; i < 1'000'000; ++i) {
+    TimeNs t;
+    EventCallback cb;
+    REQUIRE(q.pop_until(pssim::kTimeMax, t, cb));
+    REQUIRE(t >= now);
+    now = t;
+    q.push(now + delay, [] {});
+    largest = std::max(largest, q.reserved());
+  }
+  CHECK(q.size() == 4'000);
+  CHECK(largest < 8 * 4'096);  // a few times what is pending (vectors grow by doubling); untrimmed: > 1 M
 }
