@@ -126,12 +126,7 @@ std::size_t Topology::route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs
   latency = 0;
   if (src == dst) return 0;
   std::size_t n = 0;
-  if (first_hops_.size() != nodes_.size()) first_hops_.assign(nodes_.size(), FirstHop{});
-  FirstHop& hop = first_hops_[src];
-  if (!hop.known) {
-    first_hop(src, hop.link, hop.start);
-    hop.known = true;
-  }
+  const FirstHop& hop = first_hop_of(src);
   const LinkId link = hop.link;
   const NodeId start = hop.start;
   if (link != kNoLink) {
@@ -139,7 +134,14 @@ std::size_t Topology::route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs
     latency += links_[link].latency;
   }
   if (start != dst) {
-    if (tree_of_start_.size() != nodes_.size()) tree_of_start_.assign(nodes_.size(), nullptr);
+    // A single-link destination on the same switch: its link is the rest of the route
+    // (every other path into it ends with that link too), without the tree.
+    if (const FirstHop& last = first_hop_of(dst); last.link != kNoLink && last.start == start) {
+      out[n++] = 2 * last.link + (links_[last.link].a == start ? 0 : 1);
+      latency += links_[last.link].latency;
+      return n;
+    }
+    if (tree_of_start_.empty()) tree_of_start_.assign(nodes_.size(), nullptr);  // cleared when nodes change
     if (!tree_of_start_[start]) tree_of_start_[start] = &tree_from(start);
     const Tree& tree = *tree_of_start_[start];
     // Walk up from dst to the root, then reverse that part in place.

@@ -117,6 +117,16 @@ class Topology {
     bool known = false;
   };
   mutable std::vector<FirstHop> first_hops_;
+  // first_hops_[node], found once (the vector is cleared when nodes or links change).
+  const FirstHop& first_hop_of(NodeId node) const {
+    if (first_hops_.empty()) first_hops_.assign(nodes_.size(), FirstHop{});
+    FirstHop& hop = first_hops_[node];
+    if (!hop.known) {
+      first_hop(node, hop.link, hop.start);
+      hop.known = true;
+    }
+    return hop;
+  }
 };
 
 }  // namespace pssim::net
