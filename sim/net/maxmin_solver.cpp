@@ -389,19 +389,32 @@ bool MaxMinSolver::add_alone(FlowId id) {
   ++bres.bottlenecked;
   set_bottleneck(id, best);
   touch_key(best);  // saturated now: drops its certificate key
-  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, false);
-  bres.increase = 0;
-  bres.increase_bound = 0;
-  touch_increase(best);
+  settle_added(id, best, true, 0.0);
+  return true;
+}
+
+// The end of adding flow id at bottleneck best: best's level (and, for a new bottleneck,
+// its increase bound, starting from what taken-over flows carry), and the flow booked at
+// that level on the unsaturated resources it crosses.
+void MaxMinSolver::settle_added(FlowId id, ResourceId best, bool new_bottleneck, double carried_increase) {
+  Resource& bres = resources_[best];
+  Flow& f = flows_[id];
+  // Tracking a new bottleneck's increase through the level change would only queue a
+  // heap entry that is stale at once: it is set afresh below.
+  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, !new_bottleneck);
+  if (new_bottleneck) {
+    bres.increase = carried_increase;
+    bres.increase_bound = 0;
+    touch_increase(best);
+  }
   if (!in_changed_[best]) in_changed_[best] = true, changed_.push_back(best);
   f.accounted = bres.level;
   for (std::size_t i = 0; i < f.length; ++i) {
     const ResourceId r = route_of(id)[i];
-    if (r == best) continue;
+    if (saturated(r)) continue;
     resources_[r].accounted += f.accounted;
     touch_key(r);
   }
-  return true;
 }
 
 bool MaxMinSolver::try_add(FlowId id) {
@@ -494,23 +507,7 @@ bool MaxMinSolver::try_add(FlowId id) {
     count_add(bres.dependents, r, +1);
     if (!in_changed_[r]) in_changed_[r] = true, changed_.push_back(r);
   }
-  // A new bottleneck's increase starts afresh (its own flow is accounted at this level;
-  // taken-over ones carry theirs): tracking it through the level change would only queue
-  // a heap entry that is stale at once.
-  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, best != fresh);
-  if (best == fresh) {
-    bres.increase = carried_increase;
-    bres.increase_bound = 0;
-    touch_increase(best);
-  }
-  if (!in_changed_[best]) in_changed_[best] = true, changed_.push_back(best);
-  f.accounted = bres.level;
-  for (std::size_t i = 0; i < f.length; ++i) {
-    const ResourceId r = route_of(id)[i];
-    if (saturated(r)) continue;
-    resources_[r].accounted += f.accounted;
-    touch_key(r);
-  }
+  settle_added(id, best, best == fresh, carried_increase);
   return true;
 }
 

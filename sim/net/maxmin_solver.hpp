@@ -215,6 +215,7 @@ class MaxMinSolver {
   bool try_remove(FlowId f);
   bool try_add(FlowId f);
   bool add_alone(FlowId f);  // try_add() for a flow alone on its route
+  void settle_added(FlowId f, ResourceId best, bool new_bottleneck, double carried_increase);
   void take_over(FlowId f, ResourceId u);
   void release_bottleneck(ResourceId b);
   bool propagate();
