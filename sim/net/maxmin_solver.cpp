@@ -563,7 +563,7 @@ bool MaxMinSolver::certify() {
   for (;;) {
     const double bound = max_increase();
     if (bound > 0 && !keys_complete_) complete_keys();
-    const double key = min_key();  // with bound 0 and keys parked: the least negative key, or infinity
+    const double key = min_key();  // with bound 0 and keys parked: the smallest negative key, or infinity
     // A resource may be exactly full without being anyone's bottleneck (a flow crossing
     // two links of equal capacity, as around an all-reduce ring): load <= capacity is all
     // feasibility needs, so equality passes.
