@@ -31,30 +31,29 @@ Topology two_hosts(TimeNs latency = kLat) { return build_star({{"h0", B, B, late
 
 TimeNs ns(double seconds) { return seconds_to_ns(seconds); }
 
-}  // namespace
-
-TEST_CASE("tcp, all factors neutral: one flow as max-min", "[flow_network][tcp]") {
-  // 4.8 MB at 1.25 GB/s = 3.84 ms after 2 x 20 us.
+// When 4.8 MB sent from h0 to h1, alone on two_hosts(), arrive under model m.
+TimeNs arrival_of_one_message(const NetworkModel& m) {
   Simulator sim;
   const Topology t = two_hosts();
-  FlowNetwork net(sim, t, neutral());
-  Recorder rec(&sim);
-  net.send(t.node("h0"), t.node("h1"), 4.8 * MB, &rec, 1);
-  sim.run();
-  CHECK(rec.arrived.at(1) == 40'000 + 3'840'000);
-}
-
-TEST_CASE("tcp, latency factor alone: the latency is 13.01 times longer", "[flow_network][tcp]") {
-  // 13.01 x 40 us = 520.4 us, then 3.84 ms.
-  Simulator sim;
-  const Topology t = two_hosts();
-  NetworkModel m = neutral();
-  m.tcp.latency_factor = 13.01;
   FlowNetwork net(sim, t, m);
   Recorder rec(&sim);
   net.send(t.node("h0"), t.node("h1"), 4.8 * MB, &rec, 1);
   sim.run();
-  CHECK(rec.arrived.at(1) == 520'400 + 3'840'000);
+  return rec.arrived.at(1);
+}
+
+}  // namespace
+
+TEST_CASE("tcp, all factors neutral: one flow as max-min", "[flow_network][tcp]") {
+  // 4.8 MB at 1.25 GB/s = 3.84 ms after 2 x 20 us.
+  CHECK(arrival_of_one_message(neutral()) == 40'000 + 3'840'000);
+}
+
+TEST_CASE("tcp, latency factor alone: the latency is 13.01 times longer", "[flow_network][tcp]") {
+  // 13.01 x 40 us = 520.4 us, then 3.84 ms.
+  NetworkModel m = neutral();
+  m.tcp.latency_factor = 13.01;
+  CHECK(arrival_of_one_message(m) == 520'400 + 3'840'000);
 }
 
 TEST_CASE("tcp, bandwidth factor alone: payload at 0.97 of the share", "[flow_network][tcp]") {
@@ -88,26 +87,15 @@ TEST_CASE("tcp, cross-traffic alone: opposite flows slow each other down", "[flo
   sim.run();
   CHECK(rec.arrived.at(1) == 40'000 + ns(4.8 * MB * 1.05 / B));
   CHECK(rec.arrived.at(2) == rec.arrived.at(1));
-  Simulator alone_sim;
-  FlowNetwork alone(alone_sim, t, m);
-  Recorder one(&alone_sim);
-  alone.send(t.node("h0"), t.node("h1"), 4.8 * MB, &one, 1);
-  alone_sim.run();
-  CHECK(one.arrived.at(1) == 40'000 + 3'840'000);
+  CHECK(arrival_of_one_message(m) == 40'000 + 3'840'000);
 }
 
 TEST_CASE("tcp, window alone: gamma / (2 x route latency) caps a long path", "[flow_network][tcp]") {
   // gamma 64 KiB over a 40 us route: 65,536 / 80 us = 819.2 MB/s < 1.25 GB/s, so
   // 4.8 MB take 5.859375 ms after the 40 us.
-  Simulator sim;
-  const Topology t = two_hosts();
   NetworkModel m = neutral();
   m.tcp.gamma = 65536;
-  FlowNetwork net(sim, t, m);
-  Recorder rec(&sim);
-  net.send(t.node("h0"), t.node("h1"), 4.8 * MB, &rec, 1);
-  sim.run();
-  CHECK(rec.arrived.at(1) == 40'000 + ns(4.8 * MB / (65536 / 80e-6)));
+  CHECK(arrival_of_one_message(m) == 40'000 + ns(4.8 * MB / (65536 / 80e-6)));
 }
 
 TEST_CASE("tcp, RTT unfairness: the latency term of the penalty", "[flow_network][tcp]") {

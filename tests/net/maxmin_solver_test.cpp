@@ -245,3 +245,20 @@ TEST_CASE("after every flow leaves at once, the solver continues exactly as a fr
   CHECK(a.stats().incremental_updates - a_before.incremental_updates ==
         b.stats().incremental_updates - b_before.incremental_updates);
 }
+
+TEST_CASE("a flow alone on links of different capacities is bottlenecked at the smallest, incrementally",
+          "[maxmin]") {
+  // Routes over a 10, a 4 and a 7 in every order: alone, each flow gets 4 (its bottleneck is
+  // the 4), one flow at a time and with no full solve.
+  MaxMinSolver s({10.0, 4.0, 7.0});
+  const Routes routes = {{0, 1, 2}, {2, 1, 0}, {1, 0}, {0, 2, 1}};
+  for (const auto& route : routes) {
+    const auto f = s.add_flow(route);
+    s.solve();
+    CHECK(s.rate(f) == 4.0);
+    CHECK(s.bottleneck(f) == 1u);
+    s.remove_flow(f);
+    s.solve();
+  }
+  CHECK(s.stats().full_solves == 0);
+}
