@@ -49,6 +49,7 @@
 #include <queue>
 #include <vector>
 
+#include "sim/core/run_heap.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/core/stable_pool.hpp"
 #include "sim/net/maxmin_solver.hpp"
@@ -251,7 +252,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::vector<std::uint32_t> free_messages_;
   std::vector<std::uint32_t> message_of_flow_;  // flow id -> message index
   std::vector<Group> groups_;                     // one per resource
-  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  RunHeap<Due> due_;  // group end times; in a ring they arrive in order
   std::vector<MaxMinSolver::ResourceId> dirty_groups_;
   std::vector<bool> group_dirty_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> done_;  // (seq, message) ending now
