@@ -130,15 +130,15 @@ std::size_t Topology::route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs
   const LinkId link = hop.link;
   const NodeId start = hop.start;
   if (link != kNoLink) {
-    out[n++] = 2 * link + (links_[link].a == src ? 0 : 1);
-    latency += links_[link].latency;
+    out[n++] = hop.out;
+    latency += hop.latency;
   }
   if (start != dst) {
     // A single-link destination on the same switch: its link is the rest of the route
     // (every other path into it ends with that link too), without the tree.
     if (const FirstHop& last = first_hop_of(dst); last.link != kNoLink && last.start == start) {
-      out[n++] = 2 * last.link + (links_[last.link].a == start ? 0 : 1);
-      latency += links_[last.link].latency;
+      out[n++] = last.in;
+      latency += last.latency;
       return n;
     }
     if (tree_of_start_.empty()) tree_of_start_.assign(nodes_.size(), nullptr);  // cleared when nodes change

@@ -111,9 +111,14 @@ class Topology {
   mutable std::vector<const Tree*> tree_of_start_;  // per node: its tree, once built
   // Per node, once asked: first_hop() (it looks the access link up in the graph, which
   // showed in the profile of sending messages).
+  // With the access link's two directions and latency, so that a route between hosts on
+  // one switch reads nothing else.
   struct FirstHop {
     LinkId link = kNoLink;
     NodeId start = 0;
+    ResourceId out = 0;  // the access link's direction away from the node (valid with a link)
+    ResourceId in = 0;   // its direction into the node
+    TimeNs latency = 0;  // the access link's latency
     bool known = false;
   };
   mutable std::vector<FirstHop> first_hops_;
@@ -123,6 +128,12 @@ class Topology {
     FirstHop& hop = first_hops_[node];
     if (!hop.known) {
       first_hop(node, hop.link, hop.start);
+      if (hop.link != kNoLink) {
+        const bool node_is_a = links_[hop.link].a == node;
+        hop.out = 2 * hop.link + (node_is_a ? 0 : 1);
+        hop.in = 2 * hop.link + (node_is_a ? 1 : 0);
+        hop.latency = links_[hop.link].latency;
+      }
       hop.known = true;
     }
     return hop;
