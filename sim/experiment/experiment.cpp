@@ -352,7 +352,7 @@ void Experiment::evaluate_now() {
 RunStats Experiment::run(protocol::Observer* observer, const std::function<void(const Experiment&)>& progress,
                          const std::atomic<bool>* interrupt) {
   if (sim_.events_executed() > 0) throw std::logic_error("an experiment runs once");
-  forward_.target = observer;
+  forward_.attach(observer);
   const auto start = std::chrono::steady_clock::now();
   protocol_->start();
   if (dynamics_) dynamics_->start();
@@ -421,7 +421,7 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
     evaluate_now();  // the final parameters
   network_->finish();
   protocol_->finish();
-  forward_.target = nullptr;
+  forward_.attach(nullptr);
   stats.sim_time = sim_.now();
   stats.events = sim_.events_executed();
   stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

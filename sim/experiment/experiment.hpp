@@ -137,9 +137,14 @@ class Experiment {
   TrainingOutcome outcome_;
   bool target_reached_ = false;
   std::shared_ptr<void> evaluator_;  // the periodic evaluation's state
-  // Observers are attached per run; the protocol forwards to this one.
+  // Observers are attached per run (attach()); the protocol forwards to this one.
   struct Forwarder : protocol::Observer {
     protocol::Observer* target = nullptr;
+    protocol::Observer* span_target = nullptr;  // target, if it wants spans
+    void attach(protocol::Observer* t) {
+      target = t;
+      span_target = t && t->wants_spans() ? t : nullptr;
+    }
     void on_update(const protocol::UpdateRecord& u) override { if (target) target->on_update(u); }
     void on_round(const protocol::RoundRecord& r) override { if (target) target->on_round(r); }
     void on_gradient(const protocol::GradientRecord& g) override { if (target) target->on_gradient(g); }
@@ -148,12 +153,13 @@ class Experiment {
     void on_apply(std::int64_t s, TimeNs a, TimeNs b) override { if (target) target->on_apply(s, a, b); }
     void on_compute_start(std::int64_t w, std::int64_t i) override { if (target) target->on_compute_start(w, i); }
     void on_worker_state(std::int64_t w, protocol::WorkerState s, TimeNs a, TimeNs b) override {
-      if (target) target->on_worker_state(w, s, a, b);
+      if (span_target) span_target->on_worker_state(w, s, a, b);
     }
     void on_collective_step(std::int64_t w, std::int64_t r, std::int64_t k, protocol::CollectivePhase p, TimeNs a,
                             TimeNs b) override {
-      if (target) target->on_collective_step(w, r, k, p, a, b);
+      if (span_target) span_target->on_collective_step(w, r, k, p, a, b);
     }
+    bool wants_spans() const override { return span_target != nullptr; }
   } forward_;
 };
 

@@ -42,6 +42,7 @@ class MetricsRecorder : public protocol::Observer {
   void on_round(const protocol::RoundRecord& r) override;
   void on_eval(const protocol::EvalRecord& e) override;
   void on_event(const protocol::EventRecord& e) override;
+  bool wants_spans() const override { return false; }
   /// Renames the files into place.
   void commit();
 

@@ -93,6 +93,9 @@ class Observer {
   /// Worker `worker` spent [start, end) in step `step` of round `round` of a collective.
   virtual void on_collective_step(std::int64_t /*worker*/, std::int64_t /*round*/, std::int64_t /*step*/,
                                   CollectivePhase, TimeNs /*start*/, TimeNs /*end*/) {}
+  /// False if on_worker_state() and on_collective_step() do nothing here: a forwarder then
+  /// skips them (around an all-reduce ring they come once or twice per message).
+  virtual bool wants_spans() const { return true; }
 };
 
 /// Forwards every report to several observers, in order.
@@ -112,6 +115,11 @@ class ObserverList : public Observer {
   void on_collective_step(std::int64_t w, std::int64_t r, std::int64_t k, CollectivePhase p, TimeNs a,
                           TimeNs b) override {
     for (auto* t : targets_) t->on_collective_step(w, r, k, p, a, b);
+  }
+  bool wants_spans() const override {
+    for (auto* t : targets_)
+      if (t->wants_spans()) return true;
+    return false;
   }
 
  private:
