@@ -4,8 +4,9 @@
 // (O(1)); any other push goes to a binary heap. top() is the lesser of the run's front
 // and the heap's top, so elements come out in increasing order, exactly as from one binary
 // heap over the same strict weak order (equal elements in an unspecified order, as there).
-// Around an all-reduce ring every flow's due time is later than all others (it starts
-// last and every flow lasts as long), so its queue of due times never sifts.
+// Around an all-reduce ring every flow's end time is later than all others (it starts
+// last and every flow lasts as long), so the flow network's queue of end times never
+// sifts; a full max-min solve queues resources in increasing order of mostly equal shares.
 //
 // T needs `bool operator>(const T&) const` (a strict weak order: "comes out later").
 #pragma once
@@ -35,6 +36,13 @@ class RunHeap {
       heap_.push_back(x);
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
     }
+  }
+
+  /// Empties the queue, keeping its storage.
+  void clear() {
+    run_.clear();
+    head_ = 0;
+    heap_.clear();
   }
 
   /// Removes top(); the queue must not be empty.

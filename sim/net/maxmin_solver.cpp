@@ -614,19 +614,16 @@ void MaxMinSolver::full_solve() {
   new_level.assign(n_res, 0.0);
   new_bottleneck.assign(flows_.size(), kNone);
   frozen.assign(flows_.size(), 0);
+  // Lowest (share, resource) first. Resources of equal share are queued in increasing
+  // order, so where most shares are equal (a ring's links) most entries join the run.
   auto& queue = scratch_.queue;
   queue.clear();
-  const auto later = [](const std::pair<double, ResourceId>& x, const std::pair<double, ResourceId>& y) { return x > y; };
-  const auto push = [&](double share, ResourceId r) {
-    queue.emplace_back(share, r);
-    std::push_heap(queue.begin(), queue.end(), later);
-  };
+  const auto push = [&](double share, ResourceId r) { queue.push({share, r}); };
   for (ResourceId r = 0; r < n_res; ++r) {
     remaining[r] = resources_[r].capacity;
     unfrozen[r] = static_cast<std::uint32_t>(resources_[r].flows.size());
-    if (unfrozen[r] > 0) queue.emplace_back(remaining[r] / unfrozen[r], r);
+    if (unfrozen[r] > 0) push(remaining[r] / unfrozen[r], r);
   }
-  std::make_heap(queue.begin(), queue.end(), later);
   double last_level = 0;
   // A resource's entry is not replaced each time one of its flows freezes elsewhere: its
   // share (C - frozen rates) / unfrozen only rises then (a flow freezes at a level no
@@ -636,9 +633,8 @@ void MaxMinSolver::full_solve() {
   // same order as eager updates, in a queue of one entry per resource instead of one per
   // (flow, resource). Where rounding makes a share fall, it is queued at once.
   while (!queue.empty()) {
-    std::pop_heap(queue.begin(), queue.end(), later);
-    const auto [share, r] = queue.back();
-    queue.pop_back();
+    const auto [share, r] = queue.top();
+    queue.pop();
     if (unfrozen[r] == 0) continue;
     if (const double current = remaining[r] / unfrozen[r]; share != current) {  // stale entry
       if (share < current) push(current, r);
@@ -714,7 +710,7 @@ void MaxMinSolver::full_solve() {
     std::vector<std::uint32_t>().swap(unfrozen);
     std::vector<ResourceId>().swap(new_bottleneck);
     std::vector<char>().swap(frozen);
-    std::vector<std::pair<double, ResourceId>>().swap(queue);
+    queue = {};
   }
 }
 

@@ -58,6 +58,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/run_heap.hpp"
+
 namespace pssim::net {
 
 class MaxMinSolver {
@@ -251,7 +253,7 @@ class MaxMinSolver {
     std::vector<std::uint32_t> unfrozen;
     std::vector<ResourceId> bottleneck;
     std::vector<char> frozen;
-    std::vector<std::pair<double, ResourceId>> queue;  // binary min-heap
+    RunHeap<std::pair<double, ResourceId>> queue;
     std::vector<std::pair<double, ResourceId>> propagation;  // binary min-heap
     std::vector<std::pair<double, FlowId>> rates;   // try_add: (rate, flow) at a resource
     std::vector<FlowId> switching;                  // try_add: flows a new bottleneck takes over
