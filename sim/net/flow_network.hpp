@@ -116,7 +116,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::size_t active_flows() const { return solver_.active_flows(); }
 
  private:
-  // 80 bytes; a run holds one per message in flight (a sync round: 2 per worker and shard).
+  // 72 bytes; a run holds one per message in flight (a sync round: 2 per worker and shard).
   struct Message {
     MessageSink* sink = nullptr;
     FlowNetwork* network = nullptr;  // events point at messages

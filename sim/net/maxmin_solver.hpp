@@ -253,7 +253,7 @@ class MaxMinSolver {
     std::vector<std::uint32_t> unfrozen;
     std::vector<ResourceId> bottleneck;
     std::vector<char> frozen;
-    RunHeap<std::pair<double, ResourceId>> queue;
+    RunHeap<std::pair<double, ResourceId>> queue;           // filling order: (share, resource)
     std::vector<std::pair<double, ResourceId>> propagation;  // binary min-heap
     std::vector<std::pair<double, FlowId>> rates;   // try_add: (rate, flow) at a resource
     std::vector<FlowId> switching;                  // try_add: flows a new bottleneck takes over

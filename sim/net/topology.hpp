@@ -110,9 +110,8 @@ class Topology {
   mutable std::unordered_map<NodeId, Tree> trees_;
   mutable std::vector<const Tree*> tree_of_start_;  // per node: its tree, once built
   // Per node, once asked: first_hop() (it looks the access link up in the graph, which
-  // showed in the profile of sending messages).
-  // With the access link's two directions and latency, so that a route between hosts on
-  // one switch reads nothing else.
+  // showed in the profile of sending messages), with the access link's two directions and
+  // latency, so that a route between hosts on one switch reads nothing else.
   struct FirstHop {
     LinkId link = kNoLink;
     NodeId start = 0;

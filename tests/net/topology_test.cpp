@@ -16,6 +16,24 @@ TEST_CASE("star routes cross the sender's up and the receiver's down link", "[to
   CHECK(t.route(t.node("a"), t.node("a")).resources.empty());
 }
 
+TEST_CASE("a route found after a link's latency changes has the new latency", "[topology]") {
+  // Routes and first hops are cached once asked; a latency change (a dynamics event)
+  // must reach both the route table and route_into().
+  Topology t = build_star({{"a", 10, 20, 5}, {"b", 30, 40, 7}});
+  ResourceId out[kMaxRouteLength];
+  pssim::TimeNs latency = 0;
+  REQUIRE(t.route_into(t.node("a"), t.node("b"), out, latency) == 2);
+  CHECK(latency == 12);
+  CHECK(t.route(t.node("a"), t.node("b")).latency == 12);
+  t.set_latency(t.access_link(t.node("b")), 100);
+  REQUIRE(t.route_into(t.node("a"), t.node("b"), out, latency) == 2);
+  CHECK(latency == 105);
+  CHECK(t.route(t.node("a"), t.node("b")).latency == 105);
+  CHECK(t.route(t.node("b"), t.node("a")).latency == 105);
+  CHECK(t.resource_name(out[0]) == "a -> switch");
+  CHECK(t.resource_name(out[1]) == "switch -> b");
+}
+
 TEST_CASE("two-tier routes cross the rack uplinks, sized by oversubscription", "[topology]") {
   // Racks of two hosts (10 up, 10 down each), oversubscription 4: rack uplinks 20 / 4 = 5.
   const Topology t = build_two_tier({{"h0", 10, 10, 1}, {"h1", 10, 10, 1}, {"h2", 10, 10, 1}, {"h3", 10, 10, 1}},
