@@ -323,6 +323,7 @@ bool MaxMinSolver::try_remove(FlowId id) {
       count_add(resources_[r].foreign, b, -1);
       count_add(resources_[b].dependents, r, -1);
       if (!in_changed_[r]) in_changed_[r] = true, changed_.push_back(r);
+      needs_propagation_ = true;
     } else {
       resources_[r].accounted -= f.accounted;
       // Left empty with a rounding residue: the one way a resource without flows differs
@@ -336,8 +337,9 @@ bool MaxMinSolver::try_remove(FlowId id) {
   set_bottleneck(id, kNone);
   if (res.bottlenecked == 0) {
     release_bottleneck(b);
-  } else if (!in_changed_[b]) {
-    in_changed_[b] = true, changed_.push_back(b);
+  } else {
+    if (!in_changed_[b]) in_changed_[b] = true, changed_.push_back(b);
+    needs_propagation_ = true;
   }
   free_ids_.push_back(id);
   return true;
@@ -423,6 +425,7 @@ bool MaxMinSolver::try_add(FlowId id) {
   bool alone = true;
   for (std::size_t i = 0; i < f.length && alone; ++i) alone = resources_[route_of(id)[i]].flows.size() == 1;
   if (alone) return add_alone(id);
+  needs_propagation_ = true;
   // Where would the new flow be bottlenecked? At a saturated resource, the level it would
   // share there; at an unsaturated one, the capacity left (the certificate's lower bound
   // first; the exact value, by scanning the resource's flows, only if it might bind).
@@ -752,6 +755,7 @@ void MaxMinSolver::solve() {
   const std::size_t batch = pending_add_.size() + pending_remove_.size();
   bool incremental = !capacity_changed_ && batch <= std::max<std::size_t>(16, active_ / 4);
   capacity_changed_ = false;
+  needs_propagation_ = false;
   for (FlowId id : pending_remove_) {
     if (incremental) {
       incremental = try_remove(id);
@@ -778,7 +782,9 @@ void MaxMinSolver::solve() {
   }
   pending_add_.clear();
   pending_remove_.clear();
-  if (incremental) incremental = propagate() && certify();
+  // Without a level to re-derive, propagate() would pop every changed level and find it
+  // unchanged (a flow alone on its route set its bottleneck's level from scratch).
+  if (incremental) incremental = (!needs_propagation_ || propagate()) && certify();
   for (ResourceId r : changed_) in_changed_[r] = false;
   changed_.clear();
   if (!incremental) full_solve();

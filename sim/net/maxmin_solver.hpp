@@ -244,6 +244,10 @@ class MaxMinSolver {
 
   // Work lists of one solve().
   std::vector<ResourceId> changed_;  // levels changed: verify and propagate
+  // Whether this solve's changes may move a level propagate() would re-derive: false while
+  // every flow added was alone on its route (its level is final) and every flow removed
+  // left its bottleneck empty and crossed no other saturated resource.
+  bool needs_propagation_ = false;
   std::vector<bool> in_changed_;
   // Buffers of full_solve(), kept to avoid allocating on every call while resources and
   // flows number at most kKeptScratch.
