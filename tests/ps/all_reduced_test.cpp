@@ -54,7 +54,9 @@ struct Rig {
       lengths.push_back(static_cast<std::size_t>(shard_params[k]));
       at += shard_params[k];
     }
-    layout.all_reduced = AllReducedPart{{{{at, at + reduced_params}}, reduced_params}};
+    AllReducedPart reduced;  // a ring over whole messages
+    reduced.part = {{{at, at + reduced_params}}, reduced_params};
+    layout.all_reduced = reduced;
     lengths.push_back(static_cast<std::size_t>(reduced_params));
     gradients = std::make_unique<testing::FakeGradients>(lengths);
     store = std::make_unique<testing::FakeStore>(lengths);
