@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/core/popped_prefix.hpp"
+
 namespace pssim {
 
 int EventQueue::bucket_of(TimeNs time, TimeNs floor) {
@@ -185,9 +187,8 @@ void EventQueue::trim(Lane& lane) {
     if (lane.items.capacity() > kKeptCapacity) std::vector<Entry>().swap(lane.items);
     else lane.items.clear();
     lane.front = 0;
-  } else if (lane.front >= kKeptCapacity && 2 * lane.front >= lane.items.size()) {
-    lane.items.erase(lane.items.begin(), lane.items.begin() + static_cast<std::ptrdiff_t>(lane.front));
-    lane.front = 0;
+  } else {
+    drop_popped_prefix(lane.items, lane.front, kKeptCapacity);
   }
 }
 

@@ -19,16 +19,17 @@
 // forward), so an event whose delay (time - floor) is that of a lane is appended to it
 // and leaves it from the front, without the radix heap's moves between buckets (about
 // three per event at the all-reduce benchmark, where every message waits its route's
-// latency). kLanes lanes, each taken by a delay that repeats while it is empty. A pop takes the least (time, sequence number) among the lanes' fronts and the
-// radix heap's minimum, so the order is exactly as without lanes. The radix heap keeps
-// its own floor (`radix_floor_`, the time of its bucket 0), which may lag behind floor_.
+// latency). kLanes lanes, each taken by a delay that repeats while it is empty. A pop
+// takes the least (time, sequence number) among the lanes' fronts and the radix heap's
+// minimum, so the order is exactly as without lanes. The radix heap keeps its own floor
+// (`radix_floor_`, the time of its bucket 0), which may lag behind floor_.
 //
 // Memory: the live entries (32 bytes each) and the storage buckets and lanes keep between
 // uses (a lane: its pending entries and at most as many popped ones, or kKeptCapacity
-// popped ones, whichever is more), bounded
-// after a burst of simultaneous events: such a burst reaches bucket 0 whole (its
-// storage is handed over, not copied), and once it has fired, bucket 0 and the empty
-// buckets give back storage beyond 4,096 entries and twice the live entries.
+// popped ones, whichever is more), bounded after a burst of simultaneous events: such a
+// burst reaches bucket 0 whole (its storage is handed over, not copied), and once it has
+// fired, bucket 0 and the empty buckets give back storage beyond 4,096 entries and twice
+// the live entries.
 //
 // Cancel is O(1) expected: the event's sequence number goes into a hash set and the entry
 // is dropped when it surfaces (or earlier, by an O(n) compaction, when cancelled entries

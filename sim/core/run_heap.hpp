@@ -16,6 +16,8 @@
 #include <functional>
 #include <vector>
 
+#include "sim/core/popped_prefix.hpp"
+
 namespace pssim {
 
 template <typename T>
@@ -55,11 +57,8 @@ class RunHeap {
     if (++head_ == run_.size()) {
       run_.clear();
       head_ = 0;
-    } else if (head_ >= kCompactAt && 2 * head_ >= run_.size()) {
-      // A run that never empties: drop the popped prefix (amortized O(1) per pop), so
-      // its storage stays within twice what is queued.
-      run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
+    } else {
+      drop_popped_prefix(run_, head_, kCompactAt);  // a run that never empties stays bounded
     }
   }
 

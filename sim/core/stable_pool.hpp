@@ -3,7 +3,7 @@
 // Elements live in blocks of 2^kBlockBits, allocated as the pool grows and kept until it
 // is destroyed, so a pointer to an element stays valid (events may point at it). Indexing
 // is a shift, a mask and two loads: cheaper than std::deque's, whose blocks hold 512
-// bytes (six 80-byte messages) and whose index arithmetic showed in the profile of the
+// bytes (seven 72-byte messages) and whose index arithmetic showed in the profile of the
 // flow network's hot path. Memory: the elements, rounded up to a whole block.
 #pragma once
 

@@ -718,19 +718,19 @@ void MaxMinSolver::full_solve() {
 }
 
 // What a full solve leaves at a resource without flows, with the same report of a level
-// dropping to 0, but writing only what differs and without version bumps (the heaps
-// whose entries they invalidate have just been emptied).
+// dropping to 0, but without version bumps (the heaps whose entries they invalidate have
+// just been emptied).
 void MaxMinSolver::clear_resource(ResourceId r) {
   Resource& res = resources_[r];
   const double old = res.bottlenecked > 0 ? res.level : 0.0;
-  if (res.bottlenecked != 0) res.bottlenecked = 0;
-  if (res.level != 0) res.level = 0;
-  if (!res.foreign.empty()) res.foreign.clear();
-  if (!res.dependents.empty()) res.dependents.clear();
-  if (res.accounted != 0) res.accounted = 0;
-  if (res.increase != 0) res.increase = 0;
-  if (res.increase_bound != 0) res.increase_bound = 0;
-  if (res.key != std::numeric_limits<double>::infinity()) res.key = std::numeric_limits<double>::infinity();
+  res.bottlenecked = 0;
+  res.level = 0;
+  res.foreign.clear();
+  res.dependents.clear();
+  res.accounted = 0;
+  res.increase = 0;
+  res.increase_bound = 0;
+  res.key = std::numeric_limits<double>::infinity();
   if (listener_ && old != 0) listener_->level_changed(r, old, 0.0);
 }
 
