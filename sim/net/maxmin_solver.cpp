@@ -327,7 +327,7 @@ bool MaxMinSolver::try_remove(FlowId id) {
     } else {
       resources_[r].accounted -= f.accounted;
       // Left empty with a rounding residue: the one way a resource without flows differs
-      // from what a full solve leaves (see clear_resource()).
+      // from what a full solve leaves (see reset_resource()).
       if (resources_[r].flows.empty() && resources_[r].accounted != 0) mark_unclear(r);
       touch_key(r);
     }
@@ -601,7 +601,7 @@ void MaxMinSolver::full_solve() {
     // clear already. Visited in increasing order, as the full solve reports levels.
     for (std::size_t w = 0; w < unclear_.size(); ++w)
       for (std::uint64_t bits = unclear_[w]; bits != 0; bits &= bits - 1)
-        clear_resource(static_cast<ResourceId>(64 * w + static_cast<std::size_t>(std::countr_zero(bits))));
+        reset_resource(static_cast<ResourceId>(64 * w + static_cast<std::size_t>(std::countr_zero(bits))), 0.0);
     std::fill(unclear_.begin(), unclear_.end(), 0);
     ++stats_.full_solves;
     return;
@@ -665,20 +665,7 @@ void MaxMinSolver::full_solve() {
   }
 
   // Install the solution, reporting changes.
-  for (ResourceId r = 0; r < n_res; ++r) {
-    Resource& res = resources_[r];
-    const double old = res.bottlenecked > 0 ? res.level : 0.0;
-    res.level = new_level[r];
-    res.bottlenecked = 0;
-    res.foreign.clear();
-    res.dependents.clear();
-    res.accounted = 0;
-    res.increase = 0;
-    res.increase_bound = 0;
-    ++res.inc_version;
-    res.key = std::numeric_limits<double>::infinity();
-    if (listener_ && old != new_level[r]) listener_->level_changed(r, old, new_level[r]);
-  }
+  for (ResourceId r = 0; r < n_res; ++r) reset_resource(r, new_level[r]);
   for (FlowId id = 0; id < flows_.size(); ++id) {
     Flow& f = flows_[id];
     if (!f.placed) continue;
@@ -717,21 +704,22 @@ void MaxMinSolver::full_solve() {
   }
 }
 
-// What a full solve leaves at a resource without flows, with the same report of a level
-// dropping to 0, but without version bumps (the heaps whose entries they invalidate have
-// just been emptied).
-void MaxMinSolver::clear_resource(ResourceId r) {
+// Resource r as a full solve leaves it before counting its flows: at `level` (0: not a
+// bottleneck), without foreign edges, accounted rates, increase bound or key; the
+// listener hears a change of level. Versions stay as they are: the caller empties the
+// heaps they guard.
+void MaxMinSolver::reset_resource(ResourceId r, double level) {
   Resource& res = resources_[r];
   const double old = res.bottlenecked > 0 ? res.level : 0.0;
+  res.level = level;
   res.bottlenecked = 0;
-  res.level = 0;
   res.foreign.clear();
   res.dependents.clear();
   res.accounted = 0;
   res.increase = 0;
   res.increase_bound = 0;
   res.key = std::numeric_limits<double>::infinity();
-  if (listener_ && old != 0) listener_->level_changed(r, old, 0.0);
+  if (listener_ && old != level) listener_->level_changed(r, old, level);
 }
 
 void MaxMinSolver::set_capacity(ResourceId r, double capacity) {

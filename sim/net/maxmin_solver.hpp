@@ -202,7 +202,7 @@ class MaxMinSolver {
   // the change (a caller that resets inc_r itself passes false).
   void set_level(ResourceId r, double level, bool track_increase = true);
   void set_bottleneck(FlowId f, ResourceId b);
-  void clear_resource(ResourceId r);
+  void reset_resource(ResourceId r, double level);
   void mark_unclear(ResourceId r) { unclear_[r / 64] |= std::uint64_t{1} << (r % 64); }
   double foreign_load(ResourceId r) const;
   void touch_key(ResourceId r);
