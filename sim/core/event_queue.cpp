@@ -32,12 +32,14 @@ EventId EventQueue::push(TimeNs time, EventCallback callback) {
   return {time, seq};
 }
 
-// The lane of `delay`; else, for a delay that repeats the previous one the radix heap
+// The lane of `delay`; else, for a delay that repeats one of the last two the radix heap
 // took, an empty lane given to it; else none (the radix heap takes it). Delays that never
-// repeat (random compute times) so stay out of the lanes.
+// repeat (random compute times) so stay out of the lanes; two, because streams of two
+// delays often alternate (a message's latency, then its transfer's end).
 EventQueue::Lane* EventQueue::lane_for(TimeNs delay) {
-  if (busy_lanes_ == 0 && delay != last_radix_delay_) {  // the common case without lanes in use
-    last_radix_delay_ = delay;
+  const bool repeated = delay == radix_delays_[0] || delay == radix_delays_[1];
+  if (busy_lanes_ == 0 && !repeated) {  // the common case without lanes in use
+    note_radix_delay(delay);
     return nullptr;
   }
   Lane* free = nullptr;
@@ -45,12 +47,18 @@ EventQueue::Lane* EventQueue::lane_for(TimeNs delay) {
     if (lane.delay == delay && !lane.empty()) return &lane;
     if (!free && lane.empty()) free = &lane;
   }
-  if (delay != last_radix_delay_) {
-    last_radix_delay_ = delay;
+  if (!repeated) {
+    note_radix_delay(delay);
     return nullptr;
   }
   if (free) free->delay = delay;
   return free;
+}
+
+void EventQueue::note_radix_delay(TimeNs delay) {
+  if (delay == radix_delays_[0]) return;
+  radix_delays_[1] = radix_delays_[0];
+  radix_delays_[0] = delay;
 }
 
 // The lane whose front comes first (least time, then sequence number), or none.
@@ -94,6 +102,17 @@ bool EventQueue::cancel(EventId id) {
   --live_;
   if (cancelled_.size() > 1024 && cancelled_.size() > live_) compact();
   return true;
+}
+
+// Bucket 0 holds entries at its floor; the lowest non-empty bucket above it holds the
+// earliest of the others (bucket_min_ is exact: entries leave a bucket all at once).
+bool EventQueue::may_have_event_by(TimeNs time) const {
+  if (front0_ < buckets_[0].size() && buckets_[0][front0_].time <= time) return true;
+  if (nonempty_ != 0 && bucket_min_[std::countr_zero(nonempty_) + 1] <= time) return true;
+  if (busy_lanes_ > 0)
+    for (const Lane& lane : lanes_)
+      if (!lane.empty() && lane.first().time <= time) return true;
+  return false;
 }
 
 // Makes bucket 0 hold the entries at the minimum time, if that minimum is <= limit.

@@ -19,7 +19,8 @@
 // forward), so an event whose delay (time - floor) is that of a lane is appended to it
 // and leaves it from the front, without the radix heap's moves between buckets (about
 // three per event at the all-reduce benchmark, where every message waits its route's
-// latency). kLanes lanes, each taken by a delay that repeats while it is empty. A pop
+// latency). kLanes lanes; an empty lane is given to a delay that repeats one of the last two
+// delays the radix heap took (a message's latency and its transfer's end alternate). A pop
 // takes the least (time, sequence number) among the lanes' fronts and the radix heap's
 // minimum, so the order is exactly as without lanes. The radix heap keeps its own floor
 // (`radix_floor_`, the time of its bucket 0), which may lag behind floor_.
@@ -71,6 +72,13 @@ class EventQueue {
   /// callback. Returns false, leaving the queue's order unchanged, when there is none.
   bool pop_until(TimeNs limit, TimeNs& time, EventCallback& callback);
 
+  /// Whether an event is pending at or before `time`, as a bound: false only when none
+  /// is; true may also mean a cancelled entry not yet dropped. O(lanes).
+  bool may_have_event_by(TimeNs time) const;
+  /// Sequence number of the last event pushed (0 before any): an event is the most recent
+  /// one scheduled while its id's seq equals this.
+  std::uint64_t last_seq() const { return next_seq_ - 1; }
+
   /// Number of pending (not cancelled) events.
   std::size_t size() const { return live_; }
   /// Entries the buckets have room for (32 bytes each): the queue's memory.
@@ -98,6 +106,7 @@ class EventQueue {
   static int bucket_of(TimeNs time, TimeNs floor);
   void place(const Entry& e);
   Lane* lane_for(TimeNs delay);
+  void note_radix_delay(TimeNs delay);
   Lane* first_lane();
   bool refill_bucket0(TimeNs limit);
   bool pending_at_floor(std::uint64_t seq) const;
@@ -114,7 +123,7 @@ class EventQueue {
   std::size_t front0_ = 0;                   // next entry of bucket 0 to pop
   TimeNs radix_floor_ = 0;                   // time of bucket 0's entries; buckets are relative to it
   std::array<Lane, kLanes> lanes_;
-  TimeNs last_radix_delay_ = -1;             // delay of the last event without a lane
+  std::array<TimeNs, 2> radix_delays_{-1, -1};  // the last two delays of events without a lane
   int busy_lanes_ = 0;                       // lanes holding entries
   TimeNs floor_ = 0;
   std::uint64_t next_seq_ = 1;

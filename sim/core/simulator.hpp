@@ -52,8 +52,21 @@ class Simulator {
   /// Fires the earliest pending event if its time is <= limit. Returns false if none.
   bool step(TimeNs limit);
 
+  /// Events in the queue (starts a FlowNetwork batched into one event count once).
   std::size_t pending() const { return queue_.size(); }
   std::uint64_t events_executed() const { return events_executed_; }
+
+  // For a model that does an event's work in line, exactly where that event would have
+  // fired (FlowNetwork's start batches), and counts it as the event it replaces, so that
+  // events_executed() does not depend on the shortcut.
+  /// True when `id` is the last event scheduled, by anyone (it may have fired since:
+  /// the caller knows).
+  bool last_scheduled(EventId id) const { return id && queue_.last_seq() == id.seq; }
+  /// True when no event is pending at now(): one scheduled now with delay 0 would fire
+  /// next. May say false for a cancelled event not yet dropped.
+  bool nothing_else_now() const { return !queue_.may_have_event_by(now_); }
+  /// Counts work done in line as one executed event.
+  void count_inline_event() { ++events_executed_; }
   const RandomStreams& random() const { return random_; }
 
  private:

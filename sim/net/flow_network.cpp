@@ -74,7 +74,43 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   if (hops == 0 || bytes == 0)
     sim_.schedule_after(latency, [p] { p->network->deliver(p->index); });
   else
-    sim_.schedule_after(latency, [p] { p->network->start_flow(p->index); });
+    schedule_start(m, latency);
+}
+
+// A message that would start in an event right after the open batch's (the same time, and
+// no event scheduled in between, so none could fire between the two) joins that batch
+// instead: one event starts both, in the same order.
+void FlowNetwork::schedule_start(std::uint32_t m, TimeNs latency) {
+  Message& msg = messages_pool_[m];
+  msg.flow = kNoMessage;  // the end of its batch, for now
+  if (open_batch_.last != kNoMessage && open_batch_.event.time - sim_.now() == latency &&
+      sim_.last_scheduled(open_batch_.event)) {
+    messages_pool_[open_batch_.last].flow = m;
+    open_batch_.last = m;
+    return;
+  }
+  Message* p = &msg;
+  open_batch_.event = sim_.schedule_after(latency, [p] { p->network->start_batch(p->index); });
+  open_batch_.first = open_batch_.last = m;
+}
+
+// Every message of the batch counts as the event it would have had. The solve its starts
+// request is the next event when nothing else is due now: then it runs here, counted too.
+void FlowNetwork::start_batch(std::uint32_t first) {
+  if (open_batch_.first == first) open_batch_.last = kNoMessage;  // closed: it is firing
+  for (std::uint32_t m = first, next; m != kNoMessage; m = next) {
+    next = messages_pool_[m].flow;
+    if (m != first) sim_.count_inline_event();
+    start_flow(m);
+  }
+  if (!solve_to_schedule_) return;
+  solve_to_schedule_ = false;
+  if (sim_.nothing_else_now()) {
+    sim_.count_inline_event();
+    solve_now();
+  } else {
+    sim_.schedule_after(0, [this] { solve_now(); });
+  }
 }
 
 void FlowNetwork::start_flow(std::uint32_t m) {
@@ -113,12 +149,13 @@ void FlowNetwork::deliver(std::uint32_t m) {
   sink->on_delivered(tag);
 }
 
+// The solve runs as an event of zero delay, after every event already scheduled for now,
+// so that simultaneous flow starts are solved together. start_batch() schedules it once
+// its starts are done: start_flow() schedules nothing else, so it gets the same place.
 void FlowNetwork::request_solve() {
   if (solve_scheduled_) return;
   solve_scheduled_ = true;
-  // Zero delay: runs after every event already scheduled for now, so simultaneous flow
-  // starts are solved together.
-  sim_.schedule_after(0, [this] { solve_now(); });
+  solve_to_schedule_ = true;
 }
 
 void FlowNetwork::solve_now() {

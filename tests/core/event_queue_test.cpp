@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -250,4 +251,42 @@ TEST_CASE("a lane that never empties does not keep what it has popped", "[event_
   }
   CHECK(q.size() == 4'000);
   CHECK(largest < 8 * 4'096);  // a few times what is pending (vectors grow by doubling); untrimmed: > 1 M
+}
+
+TEST_CASE("may_have_event_by is exact without cancellations, and last_seq names the last push",
+          "[event_queue]") {
+  // Delays repeat (lanes) and jump (radix buckets); after each step, for times around
+  // the earliest pending one, the answer is whether a pending event is at or before it.
+  EventQueue q;
+  std::multiset<TimeNs> pending;
+  boost::random::mt19937_64 rng(11);
+  const TimeNs delays[] = {0, 40'000, 78'125, 40'000, 78'125};
+  boost::random::uniform_int_distribution<std::size_t> pick(0, std::size(delays) - 1);
+  boost::random::uniform_int_distribution<TimeNs> any(0, 1'000'000);
+  boost::random::uniform_int_distribution<int> action(0, 9);
+  std::vector<int> log;
+  Tagged tag{&log, 0};
+  TimeNs now = 0;
+  CHECK_FALSE(q.may_have_event_by(pssim::kTimeMax));
+  CHECK(q.last_seq() == 0);
+  for (int i = 0; i < 20'000; ++i) {
+    if (action(rng) < 6 || pending.empty()) {
+      const TimeNs time = now + (action(rng) < 7 ? delays[pick(rng)] : any(rng));
+      const EventId id = q.push(time, [&tag] { tag.fire(); });
+      CHECK(id.seq == q.last_seq());
+      pending.insert(time);
+    } else {
+      TimeNs t;
+      EventCallback cb;
+      REQUIRE(q.pop_until(pssim::kTimeMax, t, cb));
+      REQUIRE(t == *pending.begin());
+      pending.erase(pending.begin());
+      now = t;
+    }
+    const TimeNs earliest = pending.empty() ? pssim::kTimeMax : *pending.begin();
+    for (const TimeNs probe : {now, earliest - 1, earliest, earliest + 1}) {
+      if (probe < now) continue;
+      CHECK(q.may_have_event_by(probe) == (!pending.empty() && earliest <= probe));
+    }
+  }
 }

@@ -8,6 +8,8 @@
 
 using pssim::Simulator;
 using pssim::TimeNs;
+using pssim::EventId;
+using pssim::kTimeMax;
 
 namespace {
 // Records the clock each time it fires; the first firing schedules two more.
@@ -138,4 +140,27 @@ TEST_CASE("simulations are independent objects: same seed, same trace, on any th
   CHECK(a == reference);
   CHECK(b == reference);
   CHECK(random_walk_trace(8) != reference);
+}
+
+TEST_CASE("inline work: last_scheduled, nothing_else_now and the event count", "[simulator]") {
+  Simulator sim;
+  int count = 0;
+  int* c = &count;
+  const EventId first = sim.schedule_at(10, [c] { ++*c; });
+  CHECK(sim.last_scheduled(first));
+  const EventId second = sim.schedule_at(10, [c] { ++*c; });
+  CHECK_FALSE(sim.last_scheduled(first));
+  CHECK(sim.last_scheduled(second));
+  CHECK_FALSE(sim.last_scheduled(EventId{}));
+  CHECK(sim.step(kTimeMax));
+  CHECK_FALSE(sim.nothing_else_now());  // the second event is due at 10 too
+  CHECK(sim.step(kTimeMax));
+  CHECK(sim.nothing_else_now());
+  sim.schedule_at(11, [c] { ++*c; });
+  CHECK(sim.nothing_else_now());  // later than now
+  sim.count_inline_event();
+  CHECK(sim.events_executed() == 3);
+  sim.run();
+  CHECK(sim.events_executed() == 4);
+  CHECK(count == 3);
 }
