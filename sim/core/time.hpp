@@ -36,4 +36,11 @@ inline TimeNs seconds_to_ns(double seconds) {
   return static_cast<TimeNs>(ns);
 }
 
+/// std::llround(ns) for 0 <= ns < 2^63 (halves away from zero), without the library
+/// call: ns - trunc(ns) is exact, so the halves are found exactly.
+inline TimeNs round_ns(double ns) {
+  const auto whole = static_cast<TimeNs>(ns);
+  return ns - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+}
+
 }  // namespace pssim

@@ -260,7 +260,7 @@ void FlowNetwork::refresh_due(MaxMinSolver::ResourceId r) {
   if (g.heap.empty() || !(g.level > 0)) return;
   const double seconds = std::max(0.0, g.heap.top().finish - g.v) / g.level;
   TimeNs time = kTimeMax;
-  if (seconds < 9e9) time = g.updated + static_cast<TimeNs>(std::llround(seconds * 1e9));
+  if (seconds < 9e9) time = g.updated + round_ns(seconds * 1e9);
   due_.push({std::max(time, sim_.now()), r, g.version});
 }
 

@@ -177,15 +177,10 @@ double MaxMinSolver::foreign_load(ResourceId r) const {
 // negative keys answers that (and names the same tightest resource). Around an all-reduce
 // ring every flow leaves an exactly full link with key 0 behind, and queueing it cost a
 // tenth of the benchmark's time. complete_keys() moves the parked keys in when needed.
-void MaxMinSolver::touch_key(ResourceId r) {
+//
+// touch_key() (inline, in the header) settles the common cases; this queues a new key.
+void MaxMinSolver::queue_key(ResourceId r, double key) {
   Resource& res = resources_[r];
-  if (res.bottlenecked > 0 || res.flows.empty()) {  // not an unsaturated resource in use
-    ++res.key_version;
-    res.key = std::numeric_limits<double>::infinity();
-    return;
-  }
-  const double key = (res.capacity - res.accounted) / static_cast<double>(res.flows.size());
-  if (key >= res.key) return;  // the heap already holds a smaller (more pessimistic) key
   res.key = key;
   ++res.key_version;
   if (!keys_complete_ && key >= 0) {
@@ -203,14 +198,9 @@ void MaxMinSolver::touch_key(ResourceId r) {
   }
 }
 
-void MaxMinSolver::touch_increase(ResourceId r) {
+// touch_increase() (inline, in the header) settles the common cases; this queues a new bound.
+void MaxMinSolver::queue_increase(ResourceId r) {
   Resource& res = resources_[r];
-  if (res.bottlenecked == 0 || res.increase == 0) {
-    ++res.inc_version;
-    res.increase_bound = 0;
-    return;
-  }
-  if (res.increase <= res.increase_bound) return;  // the heap already holds a larger bound
   res.increase_bound = res.increase;
   ++res.inc_version;
   increases_.push({res.increase, {r, res.inc_version}});

@@ -205,8 +205,30 @@ class MaxMinSolver {
   void reset_resource(ResourceId r, double level);
   void mark_unclear(ResourceId r) { unclear_[r / 64] |= std::uint64_t{1} << (r % 64); }
   double foreign_load(ResourceId r) const;
-  void touch_key(ResourceId r);
-  void touch_increase(ResourceId r);
+  // Brings r's certificate key up to date (see maxmin_solver.cpp): inline, as it runs a
+  // few times per flow added or removed.
+  void touch_key(ResourceId r) {
+    Resource& res = resources_[r];
+    if (res.bottlenecked > 0 || res.flows.empty()) {  // not an unsaturated resource in use
+      ++res.key_version;
+      res.key = std::numeric_limits<double>::infinity();
+      return;
+    }
+    const double key = (res.capacity - res.accounted) / static_cast<double>(res.flows.size());
+    if (key < res.key) queue_key(r, key);  // else the heap already holds a smaller (more pessimistic) key
+  }
+  void queue_key(ResourceId r, double key);
+  // Brings bottleneck r's increase bound up to date: inline, like touch_key().
+  void touch_increase(ResourceId r) {
+    Resource& res = resources_[r];
+    if (res.bottlenecked == 0 || res.increase == 0) {
+      ++res.inc_version;
+      res.increase_bound = 0;
+      return;
+    }
+    if (res.increase > res.increase_bound) queue_increase(r);  // else the heap already holds a larger bound
+  }
+  void queue_increase(ResourceId r);
   void complete_keys();
   void clear_keys();
   double min_key();

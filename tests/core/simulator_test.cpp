@@ -1,7 +1,10 @@
+#include <cmath>
 #include <thread>
 #include <vector>
 
+#include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
 #include <catch2/catch.hpp>
 
 #include "sim/core/simulator.hpp"
@@ -163,4 +166,19 @@ TEST_CASE("inline work: last_scheduled, nothing_else_now and the event count", "
   sim.run();
   CHECK(sim.events_executed() == 4);
   CHECK(count == 3);
+}
+
+TEST_CASE("round_ns rounds as std::llround, halves away from zero", "[time]") {
+  // Halves, the double just below a half, integers beyond 2^52 (no fraction), and
+  // random values across the range.
+  const double cases[] = {0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 1e9 - 0.5, 4503599627370495.5,
+                          4503599627370497.0, 9007199254740993.0, 9.2e18, 123456.5000000001};
+  for (const double x : cases) CHECK(pssim::round_ns(x) == std::llround(x));
+  boost::random::mt19937_64 rng(5);
+  boost::random::uniform_real_distribution<double> exponent(-3, 17.9);  // up to 7.9e18 < 2^63
+  boost::random::uniform_real_distribution<double> mantissa(1, 10);
+  for (int i = 0; i < 100'000; ++i) {
+    const double x = mantissa(rng) * std::pow(10.0, exponent(rng));
+    REQUIRE(pssim::round_ns(x) == std::llround(x));
+  }
 }
