@@ -215,7 +215,7 @@ class MaxMinSolver {
       return;
     }
     const double key = (res.capacity - res.accounted) / static_cast<double>(res.flows.size());
-    if (key < res.key) queue_key(r, key);  // else the heap already holds a smaller (more pessimistic) key
+    if (!(key >= res.key)) queue_key(r, key);  // else the heap already holds a smaller (more pessimistic) key
   }
   void queue_key(ResourceId r, double key);
   // Brings bottleneck r's increase bound up to date: inline, like touch_key().
@@ -226,7 +226,7 @@ class MaxMinSolver {
       res.increase_bound = 0;
       return;
     }
-    if (res.increase > res.increase_bound) queue_increase(r);  // else the heap already holds a larger bound
+    if (!(res.increase <= res.increase_bound)) queue_increase(r);  // else the heap already holds a larger bound
   }
   void queue_increase(ResourceId r);
   void complete_keys();
