@@ -121,7 +121,7 @@ void Topology::first_hop(NodeId src, LinkId& link, NodeId& start) const {
   }
 }
 
-std::size_t Topology::route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs& latency) const {
+std::size_t Topology::route_into_any(NodeId src, NodeId dst, ResourceId* out, TimeNs& latency) const {
   if (src >= nodes_.size() || dst >= nodes_.size()) throw std::out_of_range("route between unknown nodes");
   latency = 0;
   if (src == dst) return 0;
@@ -169,7 +169,7 @@ const Route& Topology::route(NodeId src, NodeId dst) const {
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
   ResourceId buffer[kMaxRouteLength];
   Route route;
-  const std::size_t n = route_into(src, dst, buffer, route.latency);
+  const std::size_t n = route_into_any(src, dst, buffer, route.latency);
   route.resources.assign(buffer, buffer + n);
   return routes_.emplace(key, std::move(route)).first->second;
 }

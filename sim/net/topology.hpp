@@ -72,7 +72,22 @@ class Topology {
   /// The same route written into `out` (room for kMaxRouteLength resources), without the
   /// per-pair cache: O(route length) after the first route from the same switch, and no
   /// hashing, for the hot path of sending messages. Returns the number of resources.
-  std::size_t route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs& latency) const;
+  std::size_t route_into(NodeId src, NodeId dst, ResourceId* out, TimeNs& latency) const {
+    // Two hosts on one switch whose first hops are known (twice per message: at its send
+    // and at its start), in line; everything else, and the errors, out of line.
+    if (src < first_hops_.size() && dst < first_hops_.size() && src != dst) {
+      const FirstHop& from = first_hops_[src];
+      const FirstHop& to = first_hops_[dst];
+      if (from.known && to.known && from.link != kNoLink && to.link != kNoLink && from.start == to.start &&
+          from.start != dst) {
+        out[0] = from.out;
+        out[1] = to.in;
+        latency = from.latency + to.latency;
+        return 2;
+      }
+    }
+    return route_into_any(src, dst, out, latency);
+  }
 
  private:
   struct Node {
@@ -100,6 +115,8 @@ class Topology {
   /// The first hop of routes from src (its access link, for a single-link host) and the
   /// node the rest of the path starts from.
   void first_hop(NodeId src, LinkId& link, NodeId& start) const;
+  // route_into() for any pair, with its errors; route() builds its table with it.
+  std::size_t route_into_any(NodeId src, NodeId dst, ResourceId* out, TimeNs& latency) const;
   std::int64_t weight(LinkId l) const;
 
   Graph graph_;

@@ -1,3 +1,5 @@
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "sim/net/topology_builders.hpp"
@@ -66,4 +68,26 @@ TEST_CASE("unreachable hosts are an error naming them", "[topology]") {
   const auto s = t.add_switch("s");
   t.add_link(a, s, 1, 1, 0);
   CHECK_THROWS_WITH(t.route(a, b), Catch::Contains("no route from a to b"));
+}
+
+TEST_CASE("route_into agrees with route() between any two nodes, before and after its caches fill",
+          "[topology]") {
+  // Hosts on one switch take the in-line path once both first hops are known; hosts in
+  // other racks, switches and a node to itself take the general one, which route() uses
+  // (the reference). Each pair is asked twice: the first call of a pass may fill the
+  // caches, the second reads them.
+  const Topology t = build_two_tier({{"h0", 10, 10, 1}, {"h1", 10, 20, 2}, {"h2", 10, 10, 3}, {"h3", 30, 10, 4}},
+                                    {0, 0, 1, 1}, 2, 4.0, 100);
+  for (int pass = 0; pass < 2; ++pass)
+    for (NodeId a = 0; a < t.node_count(); ++a)
+      for (NodeId b = 0; b < t.node_count(); ++b) {
+        const Route& expected = t.route(a, b);
+        for (int again = 0; again < 2; ++again) {
+          ResourceId out[kMaxRouteLength];
+          pssim::TimeNs latency = -1;
+          const std::size_t n = t.route_into(a, b, out, latency);
+          REQUIRE(std::vector<ResourceId>(out, out + n) == expected.resources);
+          CHECK(latency == expected.latency);
+        }
+      }
 }
