@@ -69,7 +69,7 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   Message* p = &msg;
   if (model_.general()) progress_[m].priority = options.priority;
   if (model_.kind == NetworkModel::Kind::Tcp)  // slow start, as LV08 fits it
-    latency = static_cast<TimeNs>(std::llround(static_cast<double>(latency) * model_.tcp.latency_factor));
+    latency = round_ns(static_cast<double>(latency) * model_.tcp.latency_factor);
   if (options.follows && hops > 0 && bytes > 0) latency = 0;  // the train's first message paid it
   if (hops == 0 || bytes == 0)
     sim_.schedule_after(latency, [p] { p->network->deliver(p->index); });
@@ -98,13 +98,13 @@ void FlowNetwork::schedule_start(std::uint32_t m, TimeNs latency) {
 // request is the next event when nothing else is due now: then it runs here, counted too.
 void FlowNetwork::start_batch(std::uint32_t first) {
   if (open_batch_.first == first) open_batch_.last = kNoMessage;  // closed: it is firing
+  const bool solve_already_due = solve_due_;  // scheduled by an earlier event of this instant
   for (std::uint32_t m = first, next; m != kNoMessage; m = next) {
     next = messages_pool_[m].flow;
     if (m != first) sim_.count_inline_event();
     start_flow(m);
   }
-  if (!solve_to_schedule_) return;
-  solve_to_schedule_ = false;
+  if (solve_already_due || !solve_due_) return;
   if (sim_.nothing_else_now()) {
     sim_.count_inline_event();
     solve_now();
@@ -152,15 +152,11 @@ void FlowNetwork::deliver(std::uint32_t m) {
 // The solve runs as an event of zero delay, after every event already scheduled for now,
 // so that simultaneous flow starts are solved together. start_batch() schedules it once
 // its starts are done: start_flow() schedules nothing else, so it gets the same place.
-void FlowNetwork::request_solve() {
-  if (solve_scheduled_) return;
-  solve_scheduled_ = true;
-  solve_to_schedule_ = true;
-}
+void FlowNetwork::request_solve() { solve_due_ = true; }
 
 void FlowNetwork::solve_now() {
   close_bins();  // the solve changes rates at now: bins that ended before see the old ones
-  solve_scheduled_ = false;
+  solve_due_ = false;
   solver_.solve();
   schedule_next_completion();
 }

@@ -277,8 +277,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::vector<bool> group_dirty_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> done_;  // (seq, message) ending now
   StartBatch open_batch_;
-  bool solve_scheduled_ = false;   // a solve is due at now
-  bool solve_to_schedule_ = false; // ... and start_batch() has yet to schedule it
+  bool solve_due_ = false;  // a solve is due at now (an event, or start_batch() runs it)
   EventId completion_event_;
   TimeNs completion_time_ = kTimeMax;
 

@@ -87,7 +87,7 @@ void FlowNetwork::rate_changed(MaxMinSolver::FlowId f, double, double new_rate) 
   ++p.epoch;
   if (!(p.speed > 0)) return;  // starved by a higher class: no end in sight
   const double seconds = p.left / p.speed;
-  const TimeNs time = seconds < 9e9 ? now + static_cast<TimeNs>(std::llround(seconds * 1e9)) : kTimeMax;
+  const TimeNs time = seconds < 9e9 ? now + round_ns(seconds * 1e9) : kTimeMax;
   flow_due_.push({time, m, p.epoch});
 }
 
