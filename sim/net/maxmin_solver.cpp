@@ -385,6 +385,102 @@ bool MaxMinSolver::add_alone(FlowId id) {
   return true;
 }
 
+// ---- lone flows ----------------------------------------------------------------------------
+//
+// A lone flow is exactly what add_alone() makes of a flow alone on its route, except
+// that it is not in its resources' flow lists and its rate is not yet booked in the
+// accounted sums (nor keys) of its other resources. Nothing reads those before
+// settle_lone() catches them up:
+//   - its resources carry no other flow: a flow that would share one settles first
+//     (solve()), and the flow lists, foreign and dependent edges of other resources
+//     never name these resources;
+//   - the certificate reads keys: with an increase bound of 0 a key only fails when it is
+//     negative, and a lone flow's keys (C_r - its rate, its rate being its route's least
+//     capacity) are not; with a positive bound, certify() settles first;
+//   - a full solve, a batch removed in full and flows_at() settle first.
+// Catching up then gives the same sums and valid keys: each other resource had accounted
+// 0 when the flow came (a condition of being lone) and has nothing else since, and its
+// key (C_r - rate) / 1 is queued as the flow's arrival would have queued it. The flow's
+// own changes (bottleneck, level, increase) are made, and reported, at once, as
+// add_alone() and try_remove() make them; so are the statistics.
+
+bool MaxMinSolver::add_lone(FlowId id) {
+  if (!lone_shortcut_) return false;
+  Flow& f = flows_[id];
+  const ResourceId* route = route_of(id);
+  ResourceId best = kNone;
+  for (std::size_t i = 0; i < f.length; ++i) {
+    const Resource& res = resources_[route[i]];
+    // Crossed by another flow; or a rounding residue in its accounted sum, which the
+    // flow's booking would change (an unsaturated resource's: the ordinary way books it).
+    if (!res.flows.empty() || res.lone != kNone || res.accounted != 0) return false;
+    if (best == kNone || res.capacity < resources_[best].capacity) best = route[i];
+  }
+  if (!(resources_[best].capacity > 0)) return false;  // add_alone() fails: the full solve stalls it
+  f.placed = true;
+  f.lone = true;
+  ++placed_;
+  position_of(id)[0] = static_cast<std::uint32_t>(lone_.size());
+  lone_.push_back(id);
+  for (std::size_t i = 0; i < f.length; ++i) resources_[route[i]].lone = id;
+  // add_alone() and settle_added() for a new bottleneck, but for the other resources.
+  Resource& bres = resources_[best];  // its accounted sum is 0 already (add_alone() zeroes it)
+  ++bres.bottlenecked;
+  set_bottleneck(id, best);
+  touch_key(best);
+  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, false);
+  bres.increase = 0;
+  bres.increase_bound = 0;
+  touch_increase(best);
+  f.accounted = bres.level;
+  return true;
+}
+
+// try_remove() for a lone flow: its other resources were never charged, and their keys
+// are infinite already (they carry no flow).
+void MaxMinSolver::remove_lone(FlowId id) {
+  Flow& f = flows_[id];
+  const std::uint32_t at = position_of(id)[0];
+  const FlowId moved = lone_.back();
+  lone_[at] = moved;
+  position_of(moved)[0] = at;
+  lone_.pop_back();
+  for (std::size_t i = 0; i < f.length; ++i) resources_[route_of(id)[i]].lone = kNone;
+  f.lone = false;
+  f.placed = false;
+  --placed_;
+  const ResourceId b = f.bottleneck;
+  --resources_[b].bottlenecked;  // to 0: nothing else crosses b
+  set_bottleneck(id, kNone);
+  release_bottleneck(b);
+  free_ids_.push_back(id);
+}
+
+bool MaxMinSolver::touches_lone(FlowId id) const {
+  const Flow& f = flows_[id];
+  for (std::size_t i = 0; i < f.length; ++i)
+    if (resources_[route_of(id)[i]].lone != kNone) return true;
+  return false;
+}
+
+void MaxMinSolver::settle_lone() {
+  for (const FlowId id : lone_) {
+    Flow& f = flows_[id];
+    f.lone = false;
+    for (std::size_t i = 0; i < f.length; ++i) {
+      const ResourceId r = route_of(id)[i];
+      Resource& res = resources_[r];
+      res.lone = kNone;
+      position_of(id)[i] = static_cast<std::uint32_t>(res.flows.size());
+      res.flows.push_back(id);
+      if (r == f.bottleneck || saturated(r)) continue;  // as settle_added()
+      res.accounted += f.accounted;
+      touch_key(r);
+    }
+  }
+  lone_.clear();
+}
+
 // The end of adding flow id at bottleneck best: best's level (and, for a new bottleneck,
 // its increase bound, starting from what taken-over flows carry), and the flow booked at
 // that level on the unsaturated resources it crosses.
@@ -555,6 +651,8 @@ bool MaxMinSolver::certify() {
   ResourceId last_tightened = kNone;
   for (;;) {
     const double bound = max_increase();
+    // Lone flows' keys may bind once the bound is positive (it only falls in this loop).
+    if (bound > 0 && !lone_.empty()) settle_lone();
     if (bound > 0 && !keys_complete_) complete_keys();
     const double key = min_key();  // with bound 0 and keys parked: the smallest negative key, or infinity
     // A resource may be exactly full without being anyone's bottleneck (a flow crossing
@@ -583,6 +681,7 @@ void MaxMinSolver::full_solve() {
     general_solve();
     return;
   }
+  settle_lone();  // it fills from the flow lists
   const std::size_t n_res = resources_.size();
   if (placed_ == 0) {  // nothing to fill (the last flows just left): every level is 0
     clear_keys();
@@ -734,9 +833,11 @@ void MaxMinSolver::solve() {
   bool incremental = !capacity_changed_ && batch <= std::max<std::size_t>(16, active_ / 4);
   capacity_changed_ = false;
   needs_propagation_ = false;
+  if (!incremental) settle_lone();  // the removals below take flows out of their lists
   for (FlowId id : pending_remove_) {
     if (incremental) {
-      incremental = try_remove(id);
+      if (flows_[id].lone) remove_lone(id);
+      else incremental = try_remove(id);
       ++stats_.incremental_updates;
       continue;
     }
@@ -748,6 +849,11 @@ void MaxMinSolver::solve() {
   }
   for (FlowId id : pending_add_) {
     if (incremental) {
+      if (add_lone(id)) {
+        ++stats_.incremental_updates;
+        continue;
+      }
+      if (touches_lone(id)) settle_lone();  // it shares a resource with one
       incremental = try_add(id);
       if (incremental) {
         ++stats_.incremental_updates;

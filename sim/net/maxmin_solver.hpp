@@ -28,6 +28,17 @@
 // filling runs: O(F * route length + R log R). The result is exact either way (up to
 // floating-point rounding); tests compare it with an independent full solution.
 //
+// Lone flows: a flow that crosses only resources no other flow crosses (around an
+// all-reduce ring, every flow) is placed without being entered in its resources' flow
+// lists, and the certificate bookkeeping of its non-bottleneck resources (their accounted
+// sums and keys) is put off until something could read it: a flow sharing one of its
+// resources, a certificate check with a positive increase bound, a full solve, or
+// flows_at(). Its bottleneck and level are set, and reported, as for any flow. Putting the
+// bookkeeping off changes no result: the state it leaves when it is caught up is the one
+// the bookkeeping would have left (flow lists, accounted sums, valid keys), and until
+// then nothing depends on it (see settle_lone()). It saves most of the solver's work per
+// flow where flows do not share.
+//
 // Changes are reported to a Listener as they are made (level changes of bottleneck
 // resources, flows changing bottleneck), so that a flow's progress can be tracked per
 // bottleneck group ("processor sharing": all flows of a group move at its level).
@@ -132,11 +143,21 @@ class MaxMinSolver {
   double capacity(ResourceId r) const { return resources_[r].capacity; }
   /// Flow f's route; the span is valid until the next add_flow().
   std::span<const ResourceId> route(FlowId f) const;
-  /// Flows currently crossing r (unordered).
-  std::span<const FlowId> flows_at(ResourceId r) const { return resources_[r].flows; }
+  /// Flows currently crossing r (unordered). Not const: catches up the lone flows' lists.
+  std::span<const FlowId> flows_at(ResourceId r) {
+    settle_lone();
+    return resources_[r].flows;
+  }
   std::size_t active_flows() const { return active_; }
   std::size_t resource_count() const { return resources_.size(); }
   const Stats& stats() const { return stats_; }
+
+  /// Whether lone flows skip the flow lists and put their bookkeeping off (default: yes).
+  /// Results are the same either way: tests compare the two.
+  void set_lone_shortcut(bool on) {
+    if (!on) settle_lone();
+    lone_shortcut_ = on;
+  }
 
   /// Recomputes everything from scratch (progressive filling). solve() calls it when the
   /// incremental path cannot certify its result; tests call it directly.
@@ -171,6 +192,9 @@ class MaxMinSolver {
     std::uint8_t length = 0;
     bool active = false;
     bool placed = false;  // counted in the solution (false while pending)
+    // Placed as a lone flow: in no flow list, its index in lone_ in its first position
+    // slot, its rate not yet booked on its other resources (see settle_lone()).
+    bool lone = false;
     ResourceId bottleneck = kNone;
     double accounted = 0;  // rate booked in A_r of the unsaturated resources it crosses
   };
@@ -178,6 +202,7 @@ class MaxMinSolver {
     double capacity = 0;
     std::vector<FlowId> flows;       // placed flows crossing r
     std::uint32_t bottlenecked = 0;  // n_r
+    FlowId lone = kNone;             // the lone flow crossing r (then `flows` is empty)
     double level = 0;                // L_r, valid when bottlenecked > 0
     CountMap foreign;                // bottleneck -> count of foreign flows (saturated r only)
     CountMap dependents;             // saturated resource -> count of my flows crossing it
@@ -238,6 +263,12 @@ class MaxMinSolver {
 
   bool try_remove(FlowId f);
   bool try_add(FlowId f);
+  bool add_lone(FlowId f);     // places f as a lone flow if it is one; false (no change) if not
+  void remove_lone(FlowId f);  // try_remove() for a lone flow
+  bool touches_lone(FlowId f) const;
+  // Enters every lone flow in its resources' lists and books its rate on its other
+  // resources, as placing it the ordinary way would have: O(lone flows x route length).
+  void settle_lone();
   bool add_alone(FlowId f);  // try_add() for a flow alone on its route
   void settle_added(FlowId f, ResourceId best, bool new_bottleneck, double carried_increase);
   void take_over(FlowId f, ResourceId u);
@@ -254,6 +285,8 @@ class MaxMinSolver {
   std::size_t width_ = 1;
   std::vector<FlowId> free_ids_;
   std::vector<FlowId> pending_add_, pending_remove_;
+  std::vector<FlowId> lone_;  // the lone flows (Flow::lone), in no particular order
+  bool lone_shortcut_ = true;
   std::size_t active_ = 0;
   std::size_t placed_ = 0;  // flows attached to their resources' lists
   // Bit r: resource r may differ from what a full solve leaves a resource without flows
