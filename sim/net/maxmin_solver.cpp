@@ -423,7 +423,8 @@ bool MaxMinSolver::add_lone(FlowId id) {
   position_of(id)[0] = static_cast<std::uint32_t>(lone_.size());
   lone_.push_back(id);
   for (std::size_t i = 0; i < f.length; ++i) resources_[route[i]].lone = id;
-  // add_alone() and settle_added() for a new bottleneck, but for the other resources.
+  // add_alone() and settle_added() for a new bottleneck, but for the other resources and
+  // the changed list (its level is final, and certify() would find nothing to check).
   Resource& bres = resources_[best];  // its accounted sum is 0 already (add_alone() zeroes it)
   ++bres.bottlenecked;
   set_bottleneck(id, best);

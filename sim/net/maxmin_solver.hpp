@@ -288,7 +288,7 @@ class MaxMinSolver {
   std::vector<FlowId> lone_;  // the lone flows (Flow::lone), in no particular order
   bool lone_shortcut_ = true;
   std::size_t active_ = 0;
-  std::size_t placed_ = 0;  // flows attached to their resources' lists
+  std::size_t placed_ = 0;  // flows placed: attached to their resources' lists, or lone
   // Bit r: resource r may differ from what a full solve leaves a resource without flows
   // (its flows were removed for a full solve, or it kept a residue); only these need
   // clearing when the last flows leave (full_solve() with nothing placed).
