@@ -172,18 +172,14 @@ void FlowNetwork::advance(Group& g) {
 void FlowNetwork::level_changed(MaxMinSolver::ResourceId r, double, double new_level) {
   Group& g = groups_[r];
   advance(g);
-  if (!meters_.empty()) meter_level_change(r, new_level - g.level);
+  if (!meters_.empty())
+    for (const auto& [i, members] : footprint_[r]) {
+      Meter& m = meters_[i];
+      advance(m);
+      m.rate += members * (new_level - g.level);
+    }
   g.level = new_level;
   if (!group_dirty_[r]) group_dirty_[r] = true, dirty_groups_.push_back(r);
-}
-
-// Out of line: without recorded links, level_changed() stays a few instructions.
-void FlowNetwork::meter_level_change(MaxMinSolver::ResourceId r, double delta) {
-  for (const auto& [i, members] : footprint_[r]) {
-    Meter& m = meters_[i];
-    advance(m);
-    m.rate += members * delta;
-  }
 }
 
 void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from,

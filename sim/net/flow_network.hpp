@@ -260,9 +260,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   void close_bins();                        // bins that ended before now
   void close_bin(TimeNs end, bool last);
   void advance(Meter& m);
-  [[gnu::noinline]] void move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to);
-  // The rates of the meters group r's members cross change by `delta` bytes/s each.
-  [[gnu::noinline]] void meter_level_change(MaxMinSolver::ResourceId r, double delta);
+  void move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to);
   static void footprint_add(Footprint& f, std::uint32_t meter, int delta);
   double moved_at(const Message& m, TimeNs t) const;  // bytes of in-progress m moved by t
   void release_if_large(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v);

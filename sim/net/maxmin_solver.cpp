@@ -112,14 +112,17 @@ void MaxMinSolver::count_add(CountMap& m, ResourceId r, std::int64_t delta) {
 }
 
 void MaxMinSolver::attach(FlowId id) {
-  Flow& f = flows_[id];
-  for (std::size_t i = 0; i < f.length; ++i) {
+  enter_lists(id);
+  flows_[id].placed = true;
+  ++placed_;
+}
+
+void MaxMinSolver::enter_lists(FlowId id) {
+  for (std::size_t i = 0; i < flows_[id].length; ++i) {
     auto& list = resources_[route_of(id)[i]].flows;
     position_of(id)[i] = static_cast<std::uint32_t>(list.size());
     list.push_back(id);
   }
-  f.placed = true;
-  ++placed_;
 }
 
 void MaxMinSolver::detach(FlowId id) {
@@ -423,17 +426,13 @@ bool MaxMinSolver::add_lone(FlowId id) {
   position_of(id)[0] = static_cast<std::uint32_t>(lone_.size());
   lone_.push_back(id);
   for (std::size_t i = 0; i < f.length; ++i) resources_[route[i]].lone = id;
-  // add_alone() and settle_added() for a new bottleneck, but for the other resources and
-  // the changed list (its level is final, and certify() would find nothing to check).
+  // add_alone() but for the changed list (its level is final, and certify() would find
+  // nothing to check) and the booking on the other resources (settle_lone()).
   Resource& bres = resources_[best];  // its accounted sum is 0 already (add_alone() zeroes it)
   ++bres.bottlenecked;
   set_bottleneck(id, best);
   touch_key(best);
-  set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, false);
-  bres.increase = 0;
-  bres.increase_bound = 0;
-  touch_increase(best);
-  f.accounted = bres.level;
+  settle_level(id, best, true, 0.0);
   return true;
 }
 
@@ -466,28 +465,26 @@ bool MaxMinSolver::touches_lone(FlowId id) const {
 
 void MaxMinSolver::settle_lone() {
   for (const FlowId id : lone_) {
-    Flow& f = flows_[id];
-    f.lone = false;
-    for (std::size_t i = 0; i < f.length; ++i) {
-      const ResourceId r = route_of(id)[i];
-      Resource& res = resources_[r];
-      res.lone = kNone;
-      position_of(id)[i] = static_cast<std::uint32_t>(res.flows.size());
-      res.flows.push_back(id);
-      if (r == f.bottleneck || saturated(r)) continue;  // as settle_added()
-      res.accounted += f.accounted;
-      touch_key(r);
-    }
+    flows_[id].lone = false;
+    for (std::size_t i = 0; i < flows_[id].length; ++i) resources_[route_of(id)[i]].lone = kNone;
+    enter_lists(id);
+    book_rate(id);
   }
   lone_.clear();
 }
 
-// The end of adding flow id at bottleneck best: best's level (and, for a new bottleneck,
-// its increase bound, starting from what taken-over flows carry), and the flow booked at
-// that level on the unsaturated resources it crosses.
+// The end of adding flow id at bottleneck best: best's level (settle_level()), to be
+// verified, and the flow booked at that level on the unsaturated resources it crosses.
 void MaxMinSolver::settle_added(FlowId id, ResourceId best, bool new_bottleneck, double carried_increase) {
+  settle_level(id, best, new_bottleneck, carried_increase);
+  if (!in_changed_[best]) in_changed_[best] = true, changed_.push_back(best);
+  book_rate(id);
+}
+
+// Best's level now that flow id is bottlenecked there (and, for a new bottleneck, its
+// increase bound, starting from what taken-over flows carry); the flow's rate is that level.
+void MaxMinSolver::settle_level(FlowId id, ResourceId best, bool new_bottleneck, double carried_increase) {
   Resource& bres = resources_[best];
-  Flow& f = flows_[id];
   // Tracking a new bottleneck's increase through the level change would only queue a
   // heap entry that is stale at once: it is set afresh below.
   set_level(best, (bres.capacity - foreign_load(best)) / bres.bottlenecked, !new_bottleneck);
@@ -496,8 +493,12 @@ void MaxMinSolver::settle_added(FlowId id, ResourceId best, bool new_bottleneck,
     bres.increase_bound = 0;
     touch_increase(best);
   }
-  if (!in_changed_[best]) in_changed_[best] = true, changed_.push_back(best);
-  f.accounted = bres.level;
+  flows_[id].accounted = bres.level;
+}
+
+// Books flow id's rate in the accounted sums (and keys) of the unsaturated resources it crosses.
+void MaxMinSolver::book_rate(FlowId id) {
+  const Flow& f = flows_[id];
   for (std::size_t i = 0; i < f.length; ++i) {
     const ResourceId r = route_of(id)[i];
     if (saturated(r)) continue;

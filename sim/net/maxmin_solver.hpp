@@ -221,7 +221,8 @@ class MaxMinSolver {
   std::uint32_t* position_of(FlowId id) { return &links_[id * 2 * width_ + width_]; }
   void widen(std::size_t width);
   static void count_add(CountMap& m, ResourceId r, std::int64_t delta);
-  void attach(FlowId f);  // adds f to its resources' flow lists
+  void attach(FlowId f);       // adds f to its resources' flow lists, placed
+  void enter_lists(FlowId f);  // the lists alone (attach(), settle_lone())
   void detach(FlowId f);
   // Sets L_r and tells the listener; with track_increase, also raises or lowers inc_r by
   // the change (a caller that resets inc_r itself passes false).
@@ -271,6 +272,8 @@ class MaxMinSolver {
   void settle_lone();
   bool add_alone(FlowId f);  // try_add() for a flow alone on its route
   void settle_added(FlowId f, ResourceId best, bool new_bottleneck, double carried_increase);
+  void settle_level(FlowId f, ResourceId best, bool new_bottleneck, double carried_increase);
+  void book_rate(FlowId f);
   void take_over(FlowId f, ResourceId u);
   void release_bottleneck(ResourceId b);
   bool propagate();
