@@ -14,7 +14,7 @@ def _csv(path):
 
 
 class Result:
-    """One run: the files of its directory (README, "Outputs of a run") as Python objects.
+    """One run: the files of its directory (docs/commands.md, "Outputs of a run") as Python objects.
 
     summary           dict: summary.json (final_test_accuracy, sim_time_s, bytes_sent ...)
     metrics           DataFrame: metrics.csv (update and eval rows; see evals / updates)

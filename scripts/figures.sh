@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the figures the README shows (docs/figures/*.png) from scratch: runs the
+# Regenerates the figures the README and docs/ show (docs/figures/*.png) from scratch: runs the
 # science sweeps of scenarios/sweeps/ into results/, plots them, and copies the figures.
 # About 5 minutes on 2 cores after the build.
 #

@@ -1,5 +1,5 @@
 // Exit statuses of the pssim command, and the one mapping from failures to them (the
-// README's table lists the same; tests/cli checks every row).
+// table in docs/commands.md lists the same; tests/cli checks every row).
 //
 //   0        success
 //   1        the results could not be produced or written: an output directory that

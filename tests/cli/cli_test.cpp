@@ -405,7 +405,7 @@ TEST_CASE("the shipped scenarios are valid", "[cli]") {
 }
 
 // ---------------------------------------------------------------------------------------
-// Exit statuses, one test per row of the README's table (and sim/cli/exit_codes.hpp).
+// Exit statuses, one test per row of docs/commands.md's table (and sim/cli/exit_codes.hpp).
 
 TEST_CASE("exit 2: data files that are missing, lie about their size or do not fit together", "[cli][exit]") {
   const std::string six(6, '\x01');  // one 3 x 2 image
