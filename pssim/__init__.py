@@ -109,7 +109,9 @@ def sweep(sweep_file, output=None, jobs=None, threads=1, *, model=None, data=Non
 
 def plot(*results, output=None):
     """Draws the figures of `pssim plot` (analysis/plot.py) from Results, SweepResults or
-    directories; returns the PNG files written (into `output`, default <first>/plots)."""
+    directories; returns every file written (PNG and SVG, as pathlib.Paths, in the order
+    `pssim plot` lists them: the comparison figures into `output`, default <first>/plots,
+    then each run's own, such as link utilization, in folders of their own)."""
     from ._results import directory_of
     if not results:
         raise TypeError("plot needs at least one result or directory")
@@ -123,7 +125,7 @@ def plot(*results, output=None):
     if done.returncode != 0:
         message = (done.stderr or done.stdout).strip()
         raise (InputError if done.returncode == 2 else RunError)(message)
-    return sorted(out.glob("*.png"))
+    return [pathlib.Path(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 def schema():

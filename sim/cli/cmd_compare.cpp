@@ -6,7 +6,7 @@
 
 namespace pssim::cli {
 
-void add_compare_command(CLI::App& app, int& exit_code) {
+void add_compare_command(CLI::App& app, CommandState& state) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto format = std::make_shared<std::string>("text");
   auto per_seed = std::make_shared<bool>(false);
@@ -21,11 +21,11 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", *format, "text (default), markdown or csv")
       ->check(CLI::IsMember({"text", "markdown", "csv"}));
   cmd->add_flag("--per-seed", *per_seed, "One row per run: seeds not averaged (text and markdown)");
-  cmd->callback([paths, format, per_seed, &exit_code] {
+  cmd->callback([paths, format, per_seed, &state] {
     std::vector<std::string> args = {"--format", *format};
     if (*per_seed) args.push_back("--per-seed");
     args.insert(args.end(), paths->begin(), paths->end());
-    exit_code = run_analysis_script("compare.py", args);
+    state.exit_code = run_analysis_script("compare.py", args);
   });
 }
 

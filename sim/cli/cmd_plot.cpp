@@ -33,7 +33,7 @@ int plot(const std::vector<std::string>& paths, const std::string& output, const
 
 }  // namespace
 
-void add_plot_command(CLI::App& app, int& exit_code) {
+void add_plot_command(CLI::App& app, CommandState& state) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
   auto window = std::make_shared<std::string>();
@@ -52,7 +52,7 @@ void add_plot_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--window", *window,
                   "Worker timelines: START:END in simulated seconds, either may be empty (default: the first "
                   "rounds)");
-  cmd->callback([paths, output, window, &exit_code] { exit_code = plot(*paths, *output, *window); });
+  cmd->callback([paths, output, window, &state] { state.exit_code = plot(*paths, *output, *window); });
 }
 
 }  // namespace pssim::cli

@@ -24,7 +24,7 @@ struct RunOptions {
   bool quiet = false;
 };
 
-int run(const RunOptions& o) {
+int run(const RunOptions& o, const CommandLineSetup& setup) {
   try {
     const scenario::LoadedScenario loaded = load_scenario(o.in);
     const std::filesystem::path dir = o.output_dir.empty() ? std::filesystem::path("results") / loaded.scenario.name
@@ -33,6 +33,7 @@ int run(const RunOptions& o) {
     ProgressBar bar(!o.quiet);
     experiment::JobOptions job;
     job.threads = o.threads;
+    job.external = setup.external;
     job.on_progress = [&bar](const experiment::Experiment& e) {
       const double updates = static_cast<double>(e.protocol().least_updates());
       bar.update(e.progress_fraction(),
@@ -55,7 +56,7 @@ int run(const RunOptions& o) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app, int& exit_code) {
+void add_run_command(CLI::App& app, CommandState& state) {
   auto opts = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Simulate a scenario and write its results");
   cmd->footer(
@@ -71,9 +72,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threads", opts->threads, "Threads for gradient math (default: all cores)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_flag("-q,--quiet", opts->quiet, "Print nothing on success (no progress bar either)");
-  cmd->callback([opts, &exit_code] {
+  cmd->callback([opts, &state] {
     if (opts->threads == 0) opts->threads = std::max(1u, std::thread::hardware_concurrency());
-    exit_code = run(*opts);
+    state.exit_code = run(*opts, state.setup);
   });
 }
 

@@ -7,12 +7,12 @@
 
 namespace pssim::cli {
 
-void add_schema_command(CLI::App& app, int& exit_code) {
+void add_schema_command(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("schema", "Print the reference of every scenario key (Markdown)");
   cmd->footer("Example:\n  pssim schema > docs/scenario-reference.md");
-  cmd->callback([&exit_code] {
+  cmd->callback([&state] {
     fmt::print("{}", scenario::scenario_reference_markdown());
-    exit_code = kSuccess;
+    state.exit_code = kSuccess;
   });
 }
 

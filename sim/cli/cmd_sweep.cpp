@@ -42,7 +42,7 @@ int merge(const sweep::SweepSpec& spec, const std::filesystem::path& dir, bool q
   return report_table(spec.name, t, dir / "sweep.csv") ? kSuccess : kRunFailed;
 }
 
-int run_sweep_command(const SweepCliOptions& o) {
+int run_sweep_command(const SweepCliOptions& o, const CommandLineSetup& setup) {
   try {
     const sweep::SweepSpec spec = sweep::load_sweep(o.file);
     sweep::SweepOptions options;
@@ -52,6 +52,7 @@ int run_sweep_command(const SweepCliOptions& o) {
     options.jobs = o.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.jobs;
     options.threads_per_point = o.threads;
     options.shard = o.shard;
+    options.external = setup.external;
     ProgressBar bar(!o.quiet);
     options.on_point_failed = [&](const sweep::SweepPoint& p, const std::string& error) {
       bar.finish();  // the message gets a line of its own; the bar is redrawn below it
@@ -82,7 +83,7 @@ int run_sweep_command(const SweepCliOptions& o) {
 
 }  // namespace
 
-void add_sweep_command(CLI::App& app, int& exit_code) {
+void add_sweep_command(CLI::App& app, CommandState& state) {
   auto o = std::make_shared<SweepCliOptions>();
   auto* cmd = app.add_subcommand("sweep", "Run a base scenario over a grid of overrides and seeds");
   cmd->footer(
@@ -101,7 +102,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--merge", o->merge, "Build sweep.csv from the points' results (after sharded runs)")
       ->excludes("--shard");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success (failures are always reported on stderr)");
-  cmd->callback([o, &exit_code] { exit_code = run_sweep_command(*o); });
+  cmd->callback([o, &state] { state.exit_code = run_sweep_command(*o, state.setup); });
 }
 
 }  // namespace pssim::cli

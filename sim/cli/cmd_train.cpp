@@ -36,7 +36,7 @@ int guarded(const Common& o, Body body) {
 
 }  // namespace
 
-void add_train_command(CLI::App& app, int& exit_code) {
+void add_train_command(CLI::App& app, CommandState& state) {
   auto o = std::make_shared<Common>();
   auto* cmd = app.add_subcommand("train", "Train the scenario's model in one process, no network: the reference curve");
   cmd->footer(
@@ -47,8 +47,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
   add_scenario_args(cmd, o->in, kScenarioHelp);
   add_output_option(cmd, o->output_dir, "Output directory (default: results/<scenario name>-baseline)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
-  cmd->callback([o, &exit_code] {
-    exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {
+  cmd->callback([o, &state] {
+    state.exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {
       const std::filesystem::path dir = o->output_dir.empty()
                                             ? std::filesystem::path("results") / (loaded.scenario.name + "-baseline")
                                             : std::filesystem::path(o->output_dir);
@@ -64,7 +64,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   });
 }
 
-void add_grad_command(CLI::App& app, int& exit_code) {
+void add_grad_command(CLI::App& app, CommandState& state) {
   auto o = std::make_shared<Common>();
   auto* cmd = app.add_subcommand("grad", "Export parameters, one batch, its loss and gradients as .npy files");
   cmd->footer(
@@ -74,8 +74,8 @@ void add_grad_command(CLI::App& app, int& exit_code) {
   add_scenario_args(cmd, o->in, kScenarioHelp);
   add_output_option(cmd, o->output_dir, "Output directory")->required();
   cmd->add_option("--params", o->params_dir, "Load the parameters from this directory of .npy files");
-  cmd->callback([o, &exit_code] {
-    exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {
+  cmd->callback([o, &state] {
+    state.exit_code = guarded(*o, [&](const scenario::LoadedScenario& loaded) {
       const auto c = experiment::export_gradient(loaded, o->output_dir, o->params_dir);
       fmt::print("loss {:.6f}; {} gradients written to {}\n", c.loss, c.grad.size(), o->output_dir);
       return static_cast<int>(kSuccess);

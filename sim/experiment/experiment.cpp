@@ -170,7 +170,7 @@ void Experiment::build_model() {
     return;
   }
   const bool external_data = scenario_.data.spec.kind == "torch";
-  if ((model.torch || external_data) && !external_)
+  if (uses_external_math(scenario_) && !external_)
     throw std::invalid_argument("model.kind torch runs a PyTorch module: run this scenario from Python (pssim.run, "
                                 "or /usr/bin/python3 -m pssim run SCENARIO)");
   data_ = std::make_unique<models::TrainingData>(external_data ? external_->load_data(scenario_)

@@ -98,6 +98,11 @@ class Experiment {
   /// The real network (null for a synthetic model).
   const models::Network* model_network() const { return network_model_.get(); }
   bool has_math() const { return gradients_ != nullptr; }
+  /// The model's parameters (floats) and its FLOPs per training sample (forward and
+  /// backward; per sequence for a language model): given, or counted from the layer
+  /// shapes (a torch module's by the Python package).
+  std::int64_t model_parameters() const { return params_; }
+  double flops_per_sample() const { return flops_per_sample_; }
   /// Reports (link direction, active flows, simulated time) whenever flows start or end.
   void watch_flow_counts(std::function<void(net::ResourceId, std::size_t, TimeNs)> listener);
   /// The link directions whose utilization is recorded over time.

@@ -30,4 +30,7 @@ class ExternalMath {
                                                          const models::TrainingData& data) const = 0;
 };
 
+/// Whether `s` needs an ExternalMath: model.kind torch or data.kind torch.
+inline bool uses_external_math(const scenario::Scenario& s) { return s.model.torch || s.data.spec.kind == "torch"; }
+
 }  // namespace pssim::experiment

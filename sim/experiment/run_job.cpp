@@ -50,9 +50,12 @@ std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, const 
 
 }  // namespace
 
-void check_buildable(const scenario::LoadedScenario& loaded) {
-  if (loaded.scenario.model.torch) return;  // only the Python package can build a PyTorch module
-  build(loaded, JobOptions{});
+bool check_buildable(const scenario::LoadedScenario& loaded, const ExternalMath* external) {
+  if (!external && uses_external_math(loaded.scenario)) return false;
+  JobOptions options;
+  options.external = external;
+  build(loaded, options);
+  return true;
 }
 
 const std::vector<std::string>& run_output_files() {

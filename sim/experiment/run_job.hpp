@@ -37,9 +37,11 @@ class BuildError : public std::invalid_argument {
 
 /// Builds the scenario's simulation as `run` would, without running it (pssim validate):
 /// throws what run_to_directory throws for a scenario that cannot be built (ScenarioError
-/// at the key a problem names, BuildError, models::DataError). A PyTorch model (model.kind
-/// torch) is only built by the Python package: its scenario is checked up to its keys.
-void check_buildable(const scenario::LoadedScenario& loaded);
+/// at the key a problem names, BuildError, models::DataError). A scenario of model.kind
+/// or data.kind torch is built with `external` (the Python package's math: the module and
+/// datasets are made and checked); without it, it is checked up to its keys and false is
+/// returned. True when the whole simulation was built.
+bool check_buildable(const scenario::LoadedScenario& loaded, const ExternalMath* external = nullptr);
 
 /// The files a run writes into its directory (removed before a run, summary.json first).
 const std::vector<std::string>& run_output_files();

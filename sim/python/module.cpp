@@ -7,6 +7,7 @@
 //       provider, handle_sigint) -> {"parameters": f32 [N] | None, "tensors": [(name, shape)]}
 //   sweep(path, output, jobs, threads, progress, provider, handle_sigint)
 //       -> {"ran", "skipped", "failed", "errors": [(point, message)], "table_failed", "table_missing"}
+//   main(args, provider) -> exit status: the pssim command line (python3 -m pssim)
 //
 // While the simulation runs the GIL is released; gradient jobs of a torch model take it
 // (torch_network.hpp), progress(...) is called with it. Errors raise pssim.ScenarioError,
@@ -18,6 +19,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -26,6 +28,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "sim/cli/command_line.hpp"
 #include "sim/experiment/failure.hpp"
 #include "sim/experiment/run_job.hpp"
 #include "sim/output/output_directory.hpp"
@@ -67,26 +70,34 @@ class SigintGuard {
   bool installed_ = false;
 };
 
-// Raises the Python exception for `error` (GIL held): a kept Python exception first (a
-// torch module's, with its traceback; KeyboardInterrupt), then an interrupt, then the
-// pssim command's message.
+// Raises the Python exception for `error` (GIL held): an interrupt as KeyboardInterrupt;
+// a fault of the inputs (a scenario, a data file, a torch module that cannot be built) as
+// ScenarioError or InputError with the pssim command's message, chained to the Python
+// exception that caused it; a Python exception raised while the simulation ran (a torch
+// module's, with its traceback) as itself; anything else as RunError.
 [[noreturn]] void raise(std::exception_ptr error, PythonErrors& errors, std::string_view input) {
-  errors.rethrow_kept();
+  std::optional<py::error_already_set> cause = errors.take();
+  bool interrupted_run = false;
   try {
     std::rethrow_exception(error);
   } catch (const py::error_already_set&) {
     throw;
   } catch (const experiment::Interrupted&) {
-    PyErr_SetNone(PyExc_KeyboardInterrupt);
-    throw py::error_already_set();
+    interrupted_run = true;
   } catch (...) {
   }
   const experiment::Failure f = experiment::describe_failure(error, input);
+  const bool bad_input = !interrupted_run && f.kind == experiment::Failure::Kind::BadInput;
+  if (cause && (!bad_input || cause->matches(PyExc_KeyboardInterrupt))) throw *cause;
+  if (interrupted_run) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
   const py::module_ errors_module = py::module_::import("pssim._errors");
-  const char* type = f.diagnostics                                    ? "ScenarioError"
-                     : f.kind == experiment::Failure::Kind::BadInput ? "InputError"
-                                                                      : "RunError";
-  PyErr_SetString(errors_module.attr(type).ptr(), f.message.c_str());
+  const char* type = f.diagnostics ? "ScenarioError" : bad_input ? "InputError" : "RunError";
+  const py::object exception = errors_module.attr(type)(f.message);
+  if (cause) exception.attr("__cause__") = cause->value();
+  PyErr_SetObject(errors_module.attr(type).ptr(), exception.ptr());
   throw py::error_already_set();
 }
 
@@ -202,6 +213,24 @@ py::dict sweep(const std::string& path, const std::string& output, unsigned jobs
   return result;
 }
 
+// python3 -m pssim ARGS: the pssim command line (sim/cli) in this process, with the
+// provider's math for torch scenarios; returns the exit status. The command line installs
+// its own signal handlers (a Ctrl-C ends the process as it ends the pssim executable).
+int command_line(const std::vector<std::string>& args, const py::object& provider) {
+  PythonMath math(provider, std::make_shared<PythonErrors>());
+  std::vector<std::string> words = {"python3 -m pssim"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  int status = 0;
+  {
+    const py::gil_scoped_release nogil;
+    status = cli::run_command_line(static_cast<int>(argv.size()), argv.data(), {"python3 -m pssim", &math});
+    std::fflush(stdout);  // before Python writes anything of its own
+  }
+  return status;
+}
+
 }  // namespace
 }  // namespace pssim::python
 
@@ -212,6 +241,8 @@ PYBIND11_MODULE(_pssim, m) {
         py::arg("threads"), py::arg("output"), py::arg("progress"), py::arg("provider"), py::arg("handle_sigint"));
   m.def("sweep", &sweep, py::arg("path"), py::arg("output"), py::arg("jobs"), py::arg("threads"),
         py::arg("progress"), py::arg("provider"), py::arg("handle_sigint"));
+  m.def("main", &command_line, py::arg("args"), py::arg("provider"),
+        "Runs the pssim command line on args (without the program name); returns the exit status.");
   m.def("schema", [] { return pssim::scenario::scenario_reference_markdown(); },
         "The scenario reference (Markdown), as `pssim schema` prints it.");
 }

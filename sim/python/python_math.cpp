@@ -57,7 +57,7 @@ models::TrainingData PythonMath::load_data(const scenario::Scenario& s) const {
                                              to_images(arrays[2], arrays[3], "the test dataset"));
   } catch (const py::error_already_set& e) {
     errors_->keep(e);
-    throw std::invalid_argument(fmt::format("the torch datasets could not be loaded: {}", e.what()));
+    throw std::invalid_argument(fmt::format("the torch datasets could not be loaded: {}", one_line(e)));
   }
 }
 
@@ -82,7 +82,7 @@ std::unique_ptr<models::Network> PythonMath::build_network(const scenario::Scena
     return std::make_unique<TorchNetwork>(std::move(bridge), errors_);
   } catch (const py::error_already_set& e) {
     errors_->keep(e);
-    throw std::invalid_argument(fmt::format("the torch module could not be built: {}", e.what()));
+    throw std::invalid_argument(fmt::format("the torch module could not be built: {}", one_line(e)));
   }
 }
 

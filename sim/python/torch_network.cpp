@@ -43,13 +43,21 @@ void PythonErrors::keep(const py::error_already_set& e) {
   if (!first_) first_.emplace(e);
 }
 
-void PythonErrors::rethrow_kept() {
+std::optional<py::error_already_set> PythonErrors::take() {
   std::optional<py::error_already_set> e;
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    e.swap(first_);
-  }
-  if (e) throw *e;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  e.swap(first_);
+  return e;
+}
+
+void PythonErrors::rethrow_kept() {
+  if (auto e = take()) throw *e;
+}
+
+std::string one_line(const py::error_already_set& e) {
+  const std::string type = py::str(e.type().attr("__name__"));
+  const std::string message = py::str(e.value());
+  return message.empty() ? type : fmt::format("{}: {}", type, message);
 }
 
 TorchNetwork::TorchNetwork(py::object bridge, std::shared_ptr<PythonErrors> errors)

@@ -42,6 +42,8 @@ class PythonErrors {
  public:
   /// Keeps `e` if it is the first (call with the GIL held).
   void keep(const pybind11::error_already_set& e);
+  /// The kept exception, if any, handed over (call with the GIL held).
+  std::optional<pybind11::error_already_set> take();
   /// Throws the kept exception, if any (call with the GIL held).
   void rethrow_kept();
 
@@ -49,6 +51,10 @@ class PythonErrors {
   std::mutex mutex_;
   std::optional<pybind11::error_already_set> first_;
 };
+
+/// "TypeError: message": the exception's type and message on one line, without the
+/// traceback that error_already_set::what() appends (call with the GIL held).
+std::string one_line(const pybind11::error_already_set& e);
 
 class TorchNetwork : public models::Network {
  public:

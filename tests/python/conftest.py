@@ -1,4 +1,5 @@
 """Fixtures of the Python tests (scripts/test.sh runs them with /usr/bin/python3 -m pytest)."""
+import os
 import pathlib
 import subprocess
 import sys
@@ -21,6 +22,18 @@ def cli():
 
     def run(*args, cwd=ROOT):
         done = subprocess.run([str(binary)] + [str(a) for a in args], capture_output=True, text=True, cwd=cwd)
+        return done.returncode, done.stdout, done.stderr
+    return run
+
+
+@pytest.fixture
+def py_cli():
+    """Runs `python3 -m pssim` of this tree (from any working directory): (status, stdout, stderr)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+
+    def run(*args, cwd=ROOT):
+        done = subprocess.run([sys.executable, "-m", "pssim"] + [str(a) for a in args], capture_output=True,
+                              text=True, cwd=cwd, env=env)
         return done.returncode, done.stdout, done.stderr
     return run
 

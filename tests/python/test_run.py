@@ -1,6 +1,7 @@
 """pssim.run, pssim.sweep, pssim.load and pssim.plot against the pssim command."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -51,6 +52,35 @@ def test_scenario_as_dict_or_string_and_overrides(tmp_path):
     assert kept.is_dir()
     del a
     assert not kept.exists()  # the temporary directory goes with its result
+
+
+def test_numpy_values_and_strings_are_taken_as_python_values(tmp_path):
+    import numpy as np
+    tiny = {"name": "tiny", "model": {"kind": "synthetic", "params": "1M", "flops_per_sample": "1MFLOP"},
+            "training": {"stop": {"updates": 3}}, "cluster": {"workers": {"count": 2}}}
+    # numpy scalars and arrays wherever Python numbers and lists go: a sweep built with np.arange.
+    for count in np.arange(2, 4):
+        r = pssim.run(tiny, overrides={"cluster.workers.count": count, "cluster.workers.speed":
+                                       {"dist": "list", "factors": np.ones(count)}}, seed=np.int64(2),
+                      threads=np.int32(1))
+        assert r.scenario["cluster"]["workers"]["count"] == count and r.scenario["seed"] == 2
+    # A Python string is that string: no comment, mapping or number made of it.
+    r = pssim.run(tiny, overrides={"description": "run #2"})
+    assert r.scenario["description"] == "run #2"
+    r = pssim.run(tiny, overrides={"description": "exp: 1"})
+    assert r.scenario["description"] == "exp: 1"
+    r = pssim.run(tiny, overrides={"protocol.mode": "async", "description": "4"})
+    assert r.scenario["protocol"]["mode"] == "async" and r.scenario["description"] == "4"
+    # "key=value" strings are --set arguments: their values are YAML, as on the command line.
+    r = pssim.run(tiny, overrides=["protocol={mode: ssp, staleness: 1}"])
+    assert r.scenario["protocol"] == {"mode": "ssp", "staleness": 1}
+
+
+def test_a_path_that_does_not_exist_is_no_such_file(cli):
+    with pytest.raises(pssim.InputError, match="scenarios/quikstart: error: no such file") as e:
+        pssim.run("scenarios/quikstart")
+    status, _, err = cli("run", "scenarios/quikstart")
+    assert status == 2 and err.strip() == str(e.value)
 
 
 def test_errors_carry_the_cli_message(cli, tmp_path):
@@ -108,10 +138,13 @@ def test_sweep_and_load_match_the_cli(cli, tmp_path):
 
 def test_plot_draws_the_figures(tmp_path):
     r = pssim.run(ROOT / "scenarios/quickstart.yaml", overrides=QUICK, threads=2)
-    pngs = pssim.plot(r, output=tmp_path / "plots")
-    names = {p.name for p in pngs}
-    assert "accuracy_vs_time.png" in names and "link_utilization.png" in names
-    assert all(p.stat().st_size > 10_000 for p in pngs)
+    files = pssim.plot(r, output=tmp_path / "plots")
+    names = {p.name for p in files}
+    assert "accuracy_vs_time.png" in names and "link_utilization.png" in names and "accuracy_vs_time.svg" in names
+    assert all(p.stat().st_size > 10_000 for p in files)
+    # Every file it wrote, in subfolders too (a sweep's per-point figures).
+    written = sorted(p for p in (tmp_path / "plots").rglob("*") if p.is_file())
+    assert sorted(files) == written
 
 
 def test_progress_bar_only_when_asked_or_interactive(capsys):
@@ -155,12 +188,45 @@ def test_ctrl_c_stops_a_run_cleanly(tmp_path):
     assert not (tmp_path / "run" / ".pssim.lock").exists()
 
 
-def test_python_module_command(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "pssim", "run", "scenarios/quickstart.yaml", "--set",
-                           "training.stop.sim_time=1s", "-o", str(tmp_path / "m"), "-q"], cwd=ROOT,
-                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert done.returncode == 0, done.stderr
-    assert pssim.load(tmp_path / "m").summary["sim_time_s"] == 1
-    done = subprocess.run([sys.executable, "-m", "pssim", "run", "scenarios/nothing.yaml", "-q"], cwd=ROOT,
-                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert done.returncode == 2 and "scenarios/nothing.yaml" in done.stderr
+def _without_wall_time(text):
+    return re.sub(r"\([0-9.]+ s wall\)", "(wall)", text)
+
+
+def test_python_module_command_is_the_pssim_command(cli, py_cli, tmp_path):
+    """python3 -m pssim takes the same arguments as pssim and prints, writes and exits the same."""
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("name: s\nbase: {}\nset: {{training.stop.sim_time: 0.5s, data.eval_max: 500}}\n"
+                     "grid: {{cluster.workers.count: [2, 4]}}\n".format(ROOT / "scenarios/quickstart.yaml"))
+    calls = [
+        ("run", ROOT / "scenarios/quickstart.yaml", "--set", "training.stop.sim_time=1s", "--seed", "3", "-o", "{}/r"),
+        ("sweep", sweep, "--shard", "1/2", "-o", "{}/s"),
+        ("sweep", sweep, "--shard", "2/2", "-o", "{}/s"),
+        ("sweep", sweep, "--merge", "-o", "{}/s"),
+        ("validate", ROOT / "scenarios/quickstart.yaml", sweep),
+        ("run", ROOT / "scenarios/nothing.yaml"),                    # exit 2, same message
+        ("run", ROOT / "scenarios/quickstart.yaml", "--set", "cluster.workers.cont=2"),
+        ("sweep", sweep, "--shard", "3/2"),
+        ("frobnicate",),
+    ]
+    for call in calls:
+        results = []
+        for name, command in (("cli", cli), ("py", py_cli)):
+            args = [str(a).format(tmp_path / name) for a in call]
+            status, out, err = command(*args)
+            results.append((status, _without_wall_time(out.replace(str(tmp_path / name), "DIR")),
+                            err.replace(str(tmp_path / name), "DIR").replace("python3 -m pssim", "pssim")))
+        assert results[0] == results[1], call
+    assert results[0][0] == 2  # the unknown command
+    for f in ("summary.json", "metrics.csv", "scenario.yaml"):
+        a, b = (tmp_path / d / "r" / f for d in ("cli", "py"))
+        if f == "summary.json":
+            assert without_wall_clock(json.loads(a.read_text())) == without_wall_clock(json.loads(b.read_text()))
+        else:
+            assert a.read_bytes() == b.read_bytes(), f
+    assert (tmp_path / "cli/s/sweep.csv").read_bytes() == (tmp_path / "py/s/sweep.csv").read_bytes()
+    # Default output directories are the command's too: results/<name>, results/sweeps/<name>.
+    status, out, _ = py_cli("run", ROOT / "scenarios/quickstart.yaml", "--set", "training.stop.sim_time=0.2s",
+                            "--set", "name=pymod", cwd=tmp_path)
+    assert status == 0 and (tmp_path / "results/pymod/summary.json").exists()
+    status, out, _ = py_cli("sweep", sweep, "-q", cwd=tmp_path)
+    assert status == 0 and (tmp_path / "results/sweeps/s/sweep.csv").exists()

@@ -104,6 +104,10 @@ def test_flops_counted_from_the_layer_shapes_are_the_builtin_counts():
     given = pssim.run(dict(timing, model={"kind": "torch", "flops_per_sample": "1GFLOP", "math": False}),
                       model=MnistNet())
     assert given.summary["sim_time_s"] > 1.5 * builtin.summary["sim_time_s"]  # 1 GFLOP against 72 MFLOP
+    # What was counted (or given) is recorded in summary.json.
+    assert torched.summary["flops_per_sample"] == builtin.summary["flops_per_sample"] > 7e7
+    assert torched.summary["model_parameters"] == builtin.summary["model_parameters"] == 1_199_882
+    assert given.summary["flops_per_sample"] == 1e9
 
 
 def test_module_and_datasets_from_files(tmp_path, monkeypatch):
@@ -147,14 +151,19 @@ def test_torch_errors(cli, tmp_path):
                 raise ZeroDivisionError("a bug in the user's module")
             return self.fc(x.flatten(1))
 
+    # A bug that shows while the simulation runs is the module's own exception.
     with pytest.raises(ZeroDivisionError, match="a bug in the user's module"):
         pssim.run(SCENARIO, overrides={"training.stop.updates": 2}, model=Broken())
-    with pytest.raises(ValueError, match=r"output for one item of shape \[1, 1, 28, 28\] is \[1, 5\]"):
+    # A module that cannot be used is a fault of the inputs: InputError, caused by the
+    # module's exception.
+    with pytest.raises(pssim.InputError, match=r"output for one item of shape \[1, 1, 28, 28\] is \[1, 5\]") as e:
         pssim.run(SCENARIO, model=nn.Sequential(nn.Flatten(), nn.Linear(784, 5)))
-    with pytest.raises(ValueError, match="running statistics"):
+    assert isinstance(e.value.__cause__, ValueError)
+    with pytest.raises(pssim.InputError, match="running statistics"):
         pssim.run(SCENARIO, model=nn.Sequential(nn.BatchNorm2d(1), nn.Flatten(), nn.Linear(784, 10)))
-    with pytest.raises(FileNotFoundError, match="model.module: no file nowhere.py"):
+    with pytest.raises(pssim.InputError, match="FileNotFoundError: model.module: no file nowhere.py") as e:
         pssim.run(SCENARIO, overrides={"model": {"kind": "torch", "module": "nowhere.py:make"}})
+    assert isinstance(e.value.__cause__, FileNotFoundError)
     with pytest.raises(pssim.ScenarioError, match="not a module reference"):
         pssim.run(SCENARIO, overrides={"model": {"kind": "torch", "module": "net.py"}})
     # The pssim command runs no Python: it says where to run a torch scenario.
@@ -193,3 +202,50 @@ def test_language_model_as_torch_module():
     trained = pssim.run(dict(scenario, model={"kind": "torch"}), model=Lm(50, 16, 32))
     assert trained.summary["final_perplexity"] < 10  # 3 successors per token: a perplexity near 3 is reachable
     assert trained.evals["perplexity"].iloc[0] > 40  # against about 50 before training
+
+
+BAD_MODULES = {  # what a module file holds -> what the error says
+    "missing-function": ("import torch\n", "AttributeError: model.module: {file} has no function make"),
+    "not-a-module": ("def make():\n    return 42\n", "TypeError: the model must be a torch.nn.Module, not int"),
+    "batch-norm": ("from torch import nn\ndef make():\n    return nn.Sequential(nn.BatchNorm2d(1), nn.Flatten(), "
+                   "nn.Linear(784, 10))\n", "running statistics"),
+    "wrong-width": ("from torch import nn\ndef make():\n    return nn.Sequential(nn.Flatten(), nn.Linear(784, 5))\n",
+                    "is [1, 5]"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_MODULES) + ["missing-file"])
+def test_torch_input_errors_are_input_errors_in_python_and_exit_2_from_the_command(case, tmp_path, py_cli):
+    """A torch scenario whose module cannot be used: pssim.run raises InputError; python3 -m
+    pssim run and validate exit 2 with the same message on stderr."""
+    module = tmp_path / "net.py"
+    if case != "missing-file":
+        module.write_text(BAD_MODULES[case][0])
+    expected = BAD_MODULES[case][1].format(file=module) if case != "missing-file" else \
+        "FileNotFoundError: model.module: no file {}".format(module)
+    scenario = tmp_path / "torch.yaml"
+    scenario.write_text(SCENARIO.read_text().replace(
+        "model: {kind: mlp, hidden: [256]}", "model: {{kind: torch, module: '{}:make'}}".format(module)))
+    with pytest.raises(pssim.InputError) as e:
+        pssim.run(scenario, overrides={"training.stop.updates": 1})
+    assert expected in str(e.value)
+    if case not in ("missing-file", "not-a-module"):
+        return  # the command line's path is the same for every case; two keep the test quick
+    for command in ("run", "validate"):
+        status, _, err = py_cli(command, scenario)
+        assert status == 2, err
+        if command == "run":
+            assert err.strip() == "pssim: error: " + str(e.value)
+        assert expected in err
+
+
+def test_the_module_command_validates_what_the_executable_cannot_build(cli, py_cli, tmp_path):
+    module = tmp_path / "net.py"
+    module.write_text("from torch import nn\ndef make():\n    return nn.Sequential(nn.Flatten(), nn.Linear(784, 10))\n")
+    scenario = tmp_path / "torch.yaml"
+    scenario.write_text(SCENARIO.read_text().replace(
+        "model: {kind: mlp, hidden: [256]}", "model: {{kind: torch, module: '{}:make'}}".format(module)))
+    status, out, _ = cli("validate", scenario)
+    assert status == 0 and "keys only: /usr/bin/python3 -m pssim validate also builds its torch module" in out
+    status, out, err = py_cli("validate", scenario)
+    assert status == 0 and out == "{}: ok (quickstart)\n".format(scenario), err
