@@ -17,6 +17,8 @@ if(PSSIM_BUILD_PYTHON)
   set(PYBIND11_FINDPYTHON ON)
   find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
   find_package(pybind11 2.6 CONFIG REQUIRED)
-  # The libraries are linked into the extension module too: position-independent code.
-  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 endif()
+# The libraries are linked into the Python extension module too: position-independent
+# code, also when the module is not built, so that turning it on (scripts/build.sh) never
+# recompiles them.
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)

@@ -85,21 +85,33 @@ def run(scenario, overrides=None, seed=None, threads=None, output=None, *, model
     return Result(directory, parameters_dict(out["parameters"], out["tensors"]), keep_alive=tmp)
 
 
-def sweep(sweep_file, output=None, jobs=None, threads=1, *, model=None, data=None, progress=None):
+def sweep(sweep_file, output=None, jobs=None, threads=1, *, model=None, data=None, progress=None, executor=None):
     """Runs a sweep file, as `pssim sweep` does, and returns its SweepResult.
 
     jobs: points run at once (default: all cores); threads: gradient threads per point.
     model, data: a module and datasets for sweeps whose scenario has model.kind torch and
     data.kind torch without a module reference. A failed point is a None in
     result.points and a row with status "failed" in result.table (its error in "error").
+
+    executor: a concurrent.futures.Executor (a process pool, a Dask cluster's
+    Client.get_executor() ...) to run the points on, one task per point (`jobs` is then
+    the executor's business); `output` must be a directory every worker sees (a shared
+    file system). The results are the same files, byte for byte, as a sweep in this
+    process: each task runs its point as a part of the sweep (pssim sweep --shard's locks),
+    and sweep.csv is merged here once every task has ended. Points already complete are
+    not submitted, so a sweep resumes. model and data, if given, are pickled to the tasks.
     """
     from . import _progress, _torch
     native = _extension()
     directory, tmp = _output(output, "pssim-sweep-")
+    if executor is not None:
+        from ._executor import sweep_on
+        sweep_on(executor, native, os.fspath(sweep_file), directory, threads, model, data, progress)
+        return SweepResult(directory, keep_alive=tmp)
     provider = _torch.Provider(model, data)
     bar = _progress.Bar(progress, "pssim sweep", 1)
     try:
-        native.sweep(os.fspath(sweep_file), directory, jobs or os.cpu_count() or 1, threads,
+        native.sweep(os.fspath(sweep_file), directory, jobs or os.cpu_count() or 1, threads, [],
                      bar.sweep_progress, provider, _on_main_thread())
     finally:
         bar.close()

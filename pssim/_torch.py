@@ -23,6 +23,17 @@ import threading
 import numpy as np
 
 
+def require_torch():
+    """PyTorch, or an ImportError that says which package brings it (the main job's set-up
+    does not install it)."""
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError("model.kind torch and data.kind torch need PyTorch: install Debian's python3-torch "
+                          "(scripts/install-deps.sh --all)") from e
+    return torch
+
+
 def call_reference(reference, what):
     """Calls `file.py:function` (a function of no arguments) and returns its result."""
     path, _, function = reference.rpartition(":")
@@ -86,6 +97,7 @@ class Provider:
         return obj
 
     def load_data(self, reference, seed):
+        require_torch()
         data = self._given(reference, self.data, "data", "the datasets given to pssim.run(..., data=(train, test))")
         if not isinstance(data, (tuple, list)) or len(data) != 2:
             raise TypeError("data must be a pair (train, test) of datasets")
@@ -98,7 +110,7 @@ class Provider:
         return train_x, train_y, test_x, test_y
 
     def build(self, reference, init_seed, task, item_shape, outputs, seq_len):
-        import torch
+        torch = require_torch()
         if self._threads is None:  # one intra-op thread while simulating (see the module's doc)
             self._threads = torch.get_num_threads()
             torch.set_num_threads(1)

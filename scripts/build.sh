@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # Installs what is missing (scripts/install-deps.sh), configures the release preset and
-# builds the given targets (default: everything). Used by the other scripts.
+# builds. Used by the other scripts.
 #
-#   scripts/build.sh [TARGET...]
+#   scripts/build.sh              everything: the pssim command, the Python package's
+#                                 extension module, the tests and the benchmarks
+#   scripts/build.sh pssim        the pssim command alone, with only what it needs installed
+#                                 (what the main job, scripts/quickstart.sh, builds)
+#   scripts/build.sh TARGET...    these targets of the full build
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-cmake --preset release
+if [ "$*" = pssim ]; then
+  scripts/install-deps.sh
+  parts=OFF
+else
+  scripts/install-deps.sh --all
+  parts=ON
+fi
+# The same build directory either way: the libraries are compiled with the same flags, so
+# switching between the two never rebuilds what is already built.
+cmake --preset release -DPSSIM_BUILD_TESTS=$parts -DPSSIM_BUILD_PYTHON=$parts -DPSSIM_BUILD_BENCH=$parts
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 cmake --build --preset release -j "$(nproc)" "${targets[@]}"

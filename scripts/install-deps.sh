@@ -1,30 +1,37 @@
 #!/usr/bin/env bash
-# Installs, with apt-get, every Debian 12 package pssim needs that is not installed yet.
+# Installs, with apt-get, the Debian 12 packages pssim needs that are not installed yet.
 # Does nothing (and needs no privileges) when everything is present.
 #
-#   scripts/install-deps.sh              build, tests (C++ and Python), quickstart and plots
-#   scripts/install-deps.sh --simgrid    also SimGrid, for bench/simgrid_compare
-#   scripts/install-deps.sh --torch      also OpenBLAS's OpenMP build, for bench/models_vs_torch
+#   scripts/install-deps.sh              the pssim command and its figures (the main job)
+#   scripts/install-deps.sh --all        also the tests (C++ and Python), the Python package's
+#                                        extension module and PyTorch (model.kind torch)
+#   scripts/install-deps.sh --simgrid    also SimGrid, for bench/compare_simgrid.sh
+#   scripts/install-deps.sh --torch      also PyTorch and OpenBLAS's OpenMP build, for
+#                                        bench/models_vs_torch.sh
 set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config
-  libboost-graph-dev libboost-random-dev libeigen3-dev libfmt-dev libyaml-cpp-dev
-  libcli11-dev catch2
+  libboost-graph-dev libboost-random-dev libeigen3-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   zlib1g-dev                       # models/: reads the gzipped IDX files of (Fashion-)MNIST
   dataset-fashion-mnist            # Fashion-MNIST, gzipped IDX in /usr/share/datasets/fashion-mnist
   fortunes                         # ~2.4 MB of plain English text: the default corpus of the lstm-lm
   python3 python3-matplotlib python3-pandas python3-yaml   # analysis/ plots, run with /usr/bin/python3
+)
+all=(
+  catch2                           # the C++ tests
   python3-dev pybind11-dev         # the Python package's extension module (sim/python)
-  python3-torch                    # PyTorch 1.13: model.kind torch (about 0.9 GB installed, see README)
+  python3-torch                    # PyTorch 1.13: model.kind torch (about 0.9 GB installed)
   python3-pytest python3-tqdm      # the Python tests; progress bars of pssim.run
+  python3-distributed              # Dask: pssim.sweep(executor=...) on a cluster, and its test
   parallel                         # GNU parallel: cluster-style sweep test
 )
 for arg in "$@"; do
   case "$arg" in
+    --all) packages+=("${all[@]}") ;;
     --simgrid) packages+=(libsimgrid-dev) ;;
-    --torch) packages+=(libopenblas0-openmp) ;;
-    *) echo "install-deps.sh: unknown option '$arg' (known: --simgrid, --torch)" >&2; exit 2 ;;
+    --torch) packages+=(python3-torch libopenblas0-openmp) ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --all, --simgrid, --torch)" >&2; exit 2 ;;
   esac
 done
 

@@ -7,13 +7,9 @@
 
 namespace pssim::cli {
 
-void add_schema_command(CLI::App& app, CommandState& state) {
-  auto* cmd = app.add_subcommand("schema", "Print the reference of every scenario key (Markdown)");
-  cmd->footer("Example:\n  pssim schema > docs/scenario-reference.md");
-  cmd->callback([&state] {
-    fmt::print("{}", scenario::scenario_reference_markdown());
-    state.exit_code = kSuccess;
-  });
+int schema_command() {
+  fmt::print("{}", scenario::scenario_reference_markdown());
+  return kSuccess;
 }
 
 }  // namespace pssim::cli

@@ -1,30 +1,17 @@
 // pssim sweep SWEEP.yaml: many runs of one base scenario, in parallel, resumable, and
 // shardable across processes or machines.
 #include <filesystem>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/exit_codes.hpp"
-#include "sim/cli/output_option.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/cli/report.hpp"
-#include "sim/cli/shard_arg.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
 namespace pssim::cli {
 namespace {
-
-struct SweepCliOptions {
-  std::string file;
-  std::string output_dir;
-  unsigned jobs = 0;
-  unsigned threads = 1;
-  std::optional<sweep::Shard> shard;
-  bool merge = false;
-  bool quiet = false;
-};
 
 // Failed and missing rows of sweep.csv, on stderr (also under -q): the sweep did not
 // produce every result.
@@ -42,14 +29,16 @@ int merge(const sweep::SweepSpec& spec, const std::filesystem::path& dir, bool q
   return report_table(spec.name, t, dir / "sweep.csv") ? kSuccess : kRunFailed;
 }
 
-int run_sweep_command(const SweepCliOptions& o, const CommandLineSetup& setup) {
+}  // namespace
+
+int sweep_command(const SweepArgs& o, const CommandLineSetup& setup) {
   try {
     const sweep::SweepSpec spec = sweep::load_sweep(o.file);
     sweep::SweepOptions options;
     options.output_dir =
         o.output_dir.empty() ? std::filesystem::path("results") / "sweeps" / spec.name : std::filesystem::path(o.output_dir);
     if (o.merge) return merge(spec, options.output_dir, o.quiet);
-    options.jobs = o.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.jobs;
+    options.jobs = o.jobs;
     options.threads_per_point = o.threads;
     options.shard = o.shard;
     options.external = setup.external;
@@ -79,30 +68,6 @@ int run_sweep_command(const SweepCliOptions& o, const CommandLineSetup& setup) {
   } catch (...) {
     return report_failure(o.file);
   }
-}
-
-}  // namespace
-
-void add_sweep_command(CLI::App& app, CommandState& state) {
-  auto o = std::make_shared<SweepCliOptions>();
-  auto* cmd = app.add_subcommand("sweep", "Run a base scenario over a grid of overrides and seeds");
-  cmd->footer(
-      "Example:\n"
-      "  pssim sweep scenarios/sweeps/shards.yaml -j 2\n"
-      "  # on a cluster: each job runs a slice, then one merge builds sweep.csv\n"
-      "  pssim sweep S.yaml --shard 2/8 -o /shared/S  ...  pssim sweep S.yaml --merge -o /shared/S\n\n"
-      "Each point runs in <dir>/points/NNNN; a point that ran with the same resolved scenario is\n"
-      "skipped when the sweep runs again; changed, failed and missing points run again. Exit\n"
-      "status 1 if a point failed or sweep.csv has a missing row; 2 for a bad sweep file.");
-  cmd->add_option("sweep", o->file, "Sweep file (YAML)")->required();
-  add_output_option(cmd, o->output_dir, "Output directory (default: results/sweeps/<sweep name>, beside run's results/<scenario name>)");
-  cmd->add_option("-j,--jobs", o->jobs, "Points run at once (default: all cores)");
-  cmd->add_option("--threads", o->threads, "Gradient-math threads per point (default 1)")->check(CLI::Range(1u, 1024u));
-  add_shard_option(cmd, o->shard);
-  cmd->add_flag("--merge", o->merge, "Build sweep.csv from the points' results (after sharded runs)")
-      ->excludes("--shard");
-  cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success (failures are always reported on stderr)");
-  cmd->callback([o, &state] { state.exit_code = run_sweep_command(*o, state.setup); });
 }
 
 }  // namespace pssim::cli

@@ -51,38 +51,27 @@ bool check_points_buildable(const sweep::SweepSpec& spec, const experiment::Exte
 
 }  // namespace
 
-void add_validate_command(CLI::App& app, CommandState& state) {
-  auto* cmd = app.add_subcommand("validate", "Check scenario (or sweep) files: exit 0 when all are valid, 2 otherwise");
-  cmd->footer(
-      "Example:\n  pssim validate scenarios/*.yaml scenarios/sweeps/*.yaml\n\n"
-      "A file with a `base:` key is a sweep: every point's scenario is checked.\n"
-      "A scenario, and every point of a sweep, is also built as `run` builds it, data loaded, so\n"
-      "what `run` would reject (e.g. qsgd error feedback with too few levels for its shards) is\n"
-      "rejected here too. Every problem is printed as file:line:col: error: message. A scenario whose\n"
-      "model or data is a PyTorch module (kind torch) is built by /usr/bin/python3 -m pssim validate;\n"
-      "this command checks its keys only, and says so.");
-  auto files = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("scenarios", *files, "Scenario files")->required();
-  cmd->callback([files, &state] {
-    state.exit_code = kSuccess;
-    for (const auto& path : *files) {
-      try {
-        const auto tree = scenario::load_yaml_file(path);
-        if (tree.is_map() && tree.find("base")) {
-          const auto spec = sweep::load_sweep(path);
-          const bool built = check_points_buildable(spec, state.setup.external);
-          fmt::print("{}: ok (sweep {}, {} point{}{})\n", path, spec.name, spec.points.size(),
-                     spec.points.size() == 1 ? "" : "s", built ? "" : kKeysOnly);
-        } else {
-          const auto loaded = scenario::load_scenario_file(path);
-          const bool built = experiment::check_buildable(loaded, state.setup.external);
-          fmt::print("{}: ok ({}{})\n", path, loaded.scenario.name, built ? "" : kKeysOnly);
-        }
-      } catch (...) {
-        state.exit_code = std::max(state.exit_code, report_failure(path));
+int validate_command(const std::vector<std::string>& files, const CommandLineSetup& setup) {
+  int exit_code = kSuccess;
+  for (const auto& path : files) {
+    try {
+      const auto tree = scenario::load_yaml_file(path);
+      if (tree.is_map() && tree.find("base")) {
+        const auto spec = sweep::load_sweep(path);
+        const bool built = check_points_buildable(spec, setup.external);
+        fmt::print("{}: ok (sweep {}, {} point{}{})\n", path, spec.name, spec.points.size(),
+                   spec.points.size() == 1 ? "" : "s", built ? "" : kKeysOnly);
+      } else {
+        const auto loaded = scenario::load_scenario_file(path);
+        const bool built = experiment::check_buildable(loaded, setup.external);
+        fmt::print("{}: ok ({}{})\n", path, loaded.scenario.name, built ? "" : kKeysOnly);
       }
+    } catch (...) {
+      exit_code = std::max(exit_code, report_failure(path));
     }
-  });
+  }
+  return exit_code;
 }
 
 }  // namespace pssim::cli
+

@@ -1,27 +1,62 @@
-// The sub-commands of `pssim`. Each registers itself on the app; its callback sets the
-// exit status in the shared state.
+// The sub-commands of `pssim`: what each takes (as parsed by the grammar in
+// command_line.cpp, the one file that knows CLI11) and the action that runs it and returns
+// its exit status (exit_codes.hpp). Each action lives in its own cmd_<name>.cpp.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/cli/scenario_args.hpp"
+#include "sim/sweep/sweep_runner.hpp"
 
 namespace pssim::cli {
 
-/// What the sub-commands share: how the command line was set up, and the exit status
-/// the command that ran decided.
-struct CommandState {
-  const CommandLineSetup& setup;
-  int exit_code = 0;
+struct RunArgs {
+  ScenarioArgs in;
+  std::string output_dir;  ///< empty: results/<scenario name>
+  unsigned threads = 0;    ///< 0: every core
+  bool quiet = false;
 };
+int run_command(const RunArgs& args, const CommandLineSetup& setup);
 
-void add_run_command(CLI::App& app, CommandState& state);
-void add_validate_command(CLI::App& app, CommandState& state);
-void add_schema_command(CLI::App& app, CommandState& state);
-void add_train_command(CLI::App& app, CommandState& state);
-void add_grad_command(CLI::App& app, CommandState& state);
-void add_sweep_command(CLI::App& app, CommandState& state);
-void add_plot_command(CLI::App& app, CommandState& state);
-void add_compare_command(CLI::App& app, CommandState& state);
+struct SweepArgs {
+  std::string file;
+  std::string output_dir;  ///< empty: results/sweeps/<sweep name>
+  unsigned jobs = 0;       ///< 0: every core
+  unsigned threads = 1;
+  std::optional<sweep::Shard> shard;
+  bool merge = false;
+  bool quiet = false;
+};
+int sweep_command(const SweepArgs& args, const CommandLineSetup& setup);
+
+int validate_command(const std::vector<std::string>& files, const CommandLineSetup& setup);
+
+struct PlotArgs {
+  std::vector<std::string> paths;
+  std::string output_dir;  ///< empty: see the plot command's help
+  std::string window;      ///< START:END of the worker timelines, or empty
+};
+int plot_command(const PlotArgs& args);
+
+struct CompareArgs {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  bool per_seed = false;
+};
+int compare_command(const CompareArgs& args);
+
+struct TrainArgs {
+  ScenarioArgs in;
+  std::string output_dir;  ///< train: empty for results/<name>-baseline; grad: required
+  bool quiet = false;
+  std::string params_dir;  ///< grad: load the parameters from here (empty: initial ones)
+};
+int train_command(const TrainArgs& args);
+int grad_command(const TrainArgs& args);
+
+int schema_command();
 
 }  // namespace pssim::cli

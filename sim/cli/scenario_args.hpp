@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "sim/scenario/load_scenario.hpp"
 
 namespace pssim::cli {
@@ -18,9 +16,6 @@ struct ScenarioArgs {
   std::vector<std::string> overrides;  ///< --set path.to.key=value, in order
   std::optional<std::uint64_t> seed;   ///< --seed
 };
-
-/// Registers SCENARIO (required, described by `description`), --set and --seed on `cmd`.
-void add_scenario_args(CLI::App* cmd, ScenarioArgs& args, const std::string& description);
 
 /// Loads the scenario with its overrides. Throws scenario::ScenarioError (file:line:col for
 /// each problem; report_failure gives it exit status 2).

@@ -1,10 +1,8 @@
-// The --shard K/N option of `pssim sweep`, parsed strictly.
+// The value of `pssim sweep --shard K/N`, parsed strictly.
 #pragma once
 
 #include <optional>
 #include <string_view>
-
-#include <CLI/CLI.hpp>
 
 #include "sim/sweep/sweep_runner.hpp"
 
@@ -14,8 +12,7 @@ namespace pssim::cli {
 /// 1 <= K <= N <= 1000000. Anything else is nullopt.
 std::optional<sweep::Shard> parse_shard(std::string_view text);
 
-/// Registers --shard K/N on `cmd`; a value that parse_shard rejects is a usage error
-/// (exit 2), also an empty one.
-void add_shard_option(CLI::App* cmd, std::optional<sweep::Shard>& shard);
+/// The largest N of --shard K/N.
+constexpr unsigned kMaxShards = 1'000'000;
 
 }  // namespace pssim::cli

@@ -5,8 +5,11 @@
 //
 //   run(path | None, text | None, source, overrides, seed, threads, output, progress,
 //       provider, handle_sigint) -> {"parameters": f32 [N] | None, "tensors": [(name, shape)]}
-//   sweep(path, output, jobs, threads, progress, provider, handle_sigint)
+//   sweep(path, output, jobs, threads, points, progress, provider, handle_sigint)
 //       -> {"ran", "skipped", "failed", "errors": [(point, message)], "table_failed", "table_missing"}
+//       (points: [] for the whole sweep, else only these, as a part of it: no sweep.csv)
+//   sweep_plan(path, output) -> {"name", "total", "todo": [points without a current ok record]}
+//   sweep_merge(path, output) -> {"table_failed", "table_missing"}
 //   main(args, provider) -> exit status: the pssim command line (python3 -m pssim)
 //
 // While the simulation runs the GIL is released; gradient jobs of a torch model take it
@@ -167,15 +170,20 @@ py::dict run(std::optional<std::string> path, std::optional<std::string> text, c
   return result;
 }
 
-py::dict sweep(const std::string& path, const std::string& output, unsigned jobs, unsigned threads,
-               const py::object& progress, const py::object& provider, bool handle_sigint) {
-  auto errors = std::make_shared<PythonErrors>();
-  std::optional<sweep::SweepSpec> spec;
+sweep::SweepSpec load_sweep(const std::string& path) {
   try {
-    spec.emplace(sweep::load_sweep(path));
+    return sweep::load_sweep(path);
   } catch (...) {
-    raise(std::current_exception(), *errors, path);
+    PythonErrors none;
+    raise(std::current_exception(), none, path);
   }
+}
+
+py::dict sweep(const std::string& path, const std::string& output, unsigned jobs, unsigned threads,
+               const std::vector<std::size_t>& points, const py::object& progress, const py::object& provider,
+               bool handle_sigint) {
+  auto errors = std::make_shared<PythonErrors>();
+  const sweep::SweepSpec spec = load_sweep(path);
   std::optional<PythonMath> math;
   if (!provider.is_none()) math.emplace(provider, errors);
   std::vector<std::pair<std::size_t, std::string>> failures;
@@ -183,6 +191,7 @@ py::dict sweep(const std::string& path, const std::string& output, unsigned jobs
   options.output_dir = output;
   options.jobs = std::max(1u, jobs);
   options.threads_per_point = std::max(1u, threads);
+  options.points = points;
   options.external = math ? &*math : nullptr;
   options.interrupt = &interrupted;
   options.on_point_failed = [&](const sweep::SweepPoint& p, const std::string& message) {
@@ -197,7 +206,7 @@ py::dict sweep(const std::string& path, const std::string& output, unsigned jobs
     const SigintGuard guard(handle_sigint);
     const py::gil_scoped_release nogil;
     try {
-      outcome = sweep::run_sweep(*spec, options);
+      outcome = sweep::run_sweep(spec, options);
     } catch (...) {
       error = std::current_exception();
     }
@@ -210,6 +219,33 @@ py::dict sweep(const std::string& path, const std::string& output, unsigned jobs
   result["errors"] = failures;
   result["table_failed"] = outcome.table.failed;
   result["table_missing"] = outcome.table.missing;
+  return result;
+}
+
+// The points a sweep into `output` would run (no current ok record) and how many it has.
+py::dict sweep_plan(const std::string& path, const std::string& output) {
+  const sweep::SweepSpec spec = load_sweep(path);
+  py::dict result;
+  result["name"] = spec.name;
+  result["total"] = spec.points.size();
+  result["todo"] = sweep::points_to_run(spec, output);
+  return result;
+}
+
+// sweep.csv from the points' records (pssim sweep --merge).
+py::dict sweep_merge(const std::string& path, const std::string& output) {
+  const sweep::SweepSpec spec = load_sweep(path);
+  sweep::TableCounts counts;
+  try {
+    const py::gil_scoped_release nogil;
+    counts = sweep::merge_sweep(spec, output);
+  } catch (...) {
+    PythonErrors none;
+    raise(std::current_exception(), none, path);
+  }
+  py::dict result;
+  result["table_failed"] = counts.failed;
+  result["table_missing"] = counts.missing;
   return result;
 }
 
@@ -239,8 +275,10 @@ PYBIND11_MODULE(_pssim, m) {
   m.doc() = "The pssim simulator (use the pssim package, which wraps this module).";
   m.def("run", &run, py::arg("path"), py::arg("text"), py::arg("source"), py::arg("overrides"), py::arg("seed"),
         py::arg("threads"), py::arg("output"), py::arg("progress"), py::arg("provider"), py::arg("handle_sigint"));
-  m.def("sweep", &sweep, py::arg("path"), py::arg("output"), py::arg("jobs"), py::arg("threads"),
+  m.def("sweep", &sweep, py::arg("path"), py::arg("output"), py::arg("jobs"), py::arg("threads"), py::arg("points"),
         py::arg("progress"), py::arg("provider"), py::arg("handle_sigint"));
+  m.def("sweep_plan", &sweep_plan, py::arg("path"), py::arg("output"));
+  m.def("sweep_merge", &sweep_merge, py::arg("path"), py::arg("output"));
   m.def("main", &command_line, py::arg("args"), py::arg("provider"),
         "Runs the pssim command line on args (without the program name); returns the exit status.");
   m.def("schema", [] { return pssim::scenario::scenario_reference_markdown(); },

@@ -1,5 +1,6 @@
 #include "sim/sweep/sweep_runner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <new>
@@ -76,28 +77,44 @@ fs::path point_directory(const fs::path& dir, std::size_t index) {
   return dir / "points" / fmt::format("{:04}", index);
 }
 
+std::vector<std::size_t> points_to_run(const SweepSpec& spec, const fs::path& dir, const std::optional<Shard>& shard) {
+  std::vector<std::size_t> todo;
+  for (const auto& p : spec.points) {
+    if (shard && p.index % shard->count != shard->index - 1) continue;
+    const auto record = current_record(spec, p, point_directory(dir, p.index));
+    if (!record || (*record)[status_column(spec)] != "ok") todo.push_back(p.index);
+  }
+  return todo;
+}
+
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   const fs::path& dir = options.output_dir;
   output::prepare_output_directory(dir);
   const auto& shard = options.shard;
-  const DirectoryLock lock(dir, shard ? DirectoryLock::Mode::shared : DirectoryLock::Mode::exclusive,
-                           shard ? fmt::format("shard {}/{} of sweep {}", shard->index, shard->count, spec.name)
-                                 : "sweep " + spec.name);
+  const bool part = shard || !options.points.empty();
+  for (const std::size_t index : options.points)
+    if (index >= spec.points.size())
+      throw std::invalid_argument(fmt::format("sweep {} has no point {} (it has {})", spec.name, index,
+                                              spec.points.size()));
+  const std::string who = shard                   ? fmt::format("shard {}/{} of sweep {}", shard->index, shard->count,
+                                                                spec.name)
+                          : options.points.empty() ? "sweep " + spec.name
+                                                   : fmt::format("points of sweep {}", spec.name);
+  const DirectoryLock lock(dir, part ? DirectoryLock::Mode::shared : DirectoryLock::Mode::exclusive, who);
   SweepOutcome outcome;
   outcome.lock_unsupported = lock.unsupported();
   // The table describes the points as they were when it was written: once points change
   // it is stale, and must not survive this sweep being killed.
   output::remove_outputs(dir, {"sweep.csv"});
   std::vector<const SweepPoint*> todo;
-  for (const auto& p : spec.points) {
-    if (shard && p.index % shard->count != shard->index - 1) continue;
-    const auto record = current_record(spec, p, point_directory(dir, p.index));
-    if (record && (*record)[status_column(spec)] == "ok") {
-      ++outcome.skipped;
-      continue;
-    }
-    todo.push_back(&p);
-  }
+  for (const std::size_t index : points_to_run(spec, dir, shard))
+    if (options.points.empty() ||
+        std::find(options.points.begin(), options.points.end(), index) != options.points.end())
+      todo.push_back(&spec.points[index]);
+  const std::size_t owned = shard ? (spec.points.size() + shard->count - shard->index) / shard->count
+                            : options.points.empty() ? spec.points.size()
+                                                     : options.points.size();
+  outcome.skipped = owned - todo.size();
   std::atomic<std::size_t> next{0};
   const auto interrupted = [&] { return options.interrupt && options.interrupt->load(); };
   std::mutex report;
@@ -123,7 +140,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   worker();
   for (auto& t : threads) t.join();
   if (interrupted()) throw experiment::Interrupted();
-  if (!shard) outcome.table = write_sweep_table(spec, dir);
+  if (!part) outcome.table = write_sweep_table(spec, dir);
   return outcome;
 }
 

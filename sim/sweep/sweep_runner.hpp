@@ -15,8 +15,9 @@
 // be stale.
 //
 // One writer per directory (output/directory_lock.hpp): a sweep and a merge lock <dir>
-// exclusively; a shard K/N locks it shared (the shards of one sweep run at once), runs
-// the points whose index is K-1 modulo N, each under its own lock, and does not write
+// exclusively; a part of a sweep (a shard K/N: the points whose index is K-1 modulo N; or
+// a list of points, e.g. one task of a Python executor) locks it shared (the parts of one
+// sweep run at once), runs its points each under its own lock, and does not write
 // sweep.csv; a merge builds it from every point's record.
 #pragma once
 
@@ -26,6 +27,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/experiment/external_math.hpp"
 #include "sim/sweep/sweep_spec.hpp"
@@ -42,6 +44,9 @@ struct SweepOptions {
   unsigned jobs = 1;               ///< points run at once
   unsigned threads_per_point = 1;  ///< gradient-math threads of each point
   std::optional<Shard> shard;
+  /// When not empty, only these points (by index) run, as a part of the sweep (see
+  /// above); excludes `shard`.
+  std::vector<std::size_t> points;
   /// Called after each point with (points finished in this call, points to run, failures).
   std::function<void(std::size_t, std::size_t, std::size_t)> on_point_done;
   /// Called for each point that failed or could not be recorded, with its error (before
@@ -67,8 +72,13 @@ struct SweepOutcome {
   std::string lock_unsupported;  ///< why <dir> could not be locked (see DirectoryLock)
 };
 
+/// The indices of the points of `spec` (all, or the shard's) that have no current ok
+/// record in `dir`: what a sweep into `dir` would run, in order.
+std::vector<std::size_t> points_to_run(const SweepSpec& spec, const std::filesystem::path& dir,
+                                       const std::optional<Shard>& shard = std::nullopt);
+
 /// Runs the points of `spec` that this process owns and that have no current ok record,
-/// then (without a shard) writes sweep.csv. Throws output::DirectoryInUse when another
+/// then (for a whole sweep, not a part) writes sweep.csv. Throws output::DirectoryInUse when another
 /// writer holds the directory, output::OutputError when it cannot be written and
 /// experiment::Interrupted (see SweepOptions::interrupt).
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);

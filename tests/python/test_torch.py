@@ -1,6 +1,7 @@
 """PyTorch modules as the math: the same parameters as the built-in networks, determinism
 for any thread count, FLOPs and errors."""
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -249,3 +250,14 @@ def test_the_module_command_validates_what_the_executable_cannot_build(cli, py_c
     assert status == 0 and "keys only: /usr/bin/python3 -m pssim validate also builds its torch module" in out
     status, out, err = py_cli("validate", scenario)
     assert status == 0 and out == "{}: ok (quickstart)\n".format(scenario), err
+
+
+def test_a_torch_scenario_without_pytorch_names_the_package(tmp_path, monkeypatch):
+    module = tmp_path / "net.py"
+    module.write_text("from torch import nn\ndef make():\n    return nn.Linear(784, 10)\n")
+    scenario = tmp_path / "torch.yaml"
+    scenario.write_text(SCENARIO.read_text().replace(
+        "model: {kind: mlp, hidden: [256]}", "model: {{kind: torch, module: '{}:make'}}".format(module)))
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if python3-torch were not installed
+    with pytest.raises(pssim.InputError, match="need PyTorch: install Debian's python3-torch"):
+        pssim.run(scenario)
