@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/layers/conv2d.hpp"
 
 #include <algorithm>
@@ -160,7 +161,6 @@ void Conv2d<Real>::backward(const LayerIo<Real>& io) const {
   }
 }
 
-template class Conv2d<float>;
-template class Conv2d<double>;
+template class Conv2d<InstantiatedReal>;
 
 }  // namespace pssim::models

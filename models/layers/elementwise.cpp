@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/layers/elementwise.hpp"
 
 #include <algorithm>
@@ -75,11 +76,8 @@ void Flatten<Real>::backward(const LayerIo<Real>& io) const {
   if (io.dx) std::copy(io.dy, io.dy + io.batch * this->in_shape().numel(), io.dx);
 }
 
-template class Relu<float>;
-template class Relu<double>;
-template class Dropout<float>;
-template class Dropout<double>;
-template class Flatten<float>;
-template class Flatten<double>;
+template class Relu<InstantiatedReal>;
+template class Dropout<InstantiatedReal>;
+template class Flatten<InstantiatedReal>;
 
 }  // namespace pssim::models

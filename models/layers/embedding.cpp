@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/layers/embedding.hpp"
 
 #include <algorithm>
@@ -33,13 +34,9 @@ void embedding_backward(const Real* dy, const std::int32_t* ids, std::int64_t ro
   }
 }
 
-template void embedding_forward<float>(const float*, std::int64_t, std::int64_t,
-                                       const std::int32_t*, std::int64_t, float*);
-template void embedding_forward<double>(const double*, std::int64_t, std::int64_t,
-                                        const std::int32_t*, std::int64_t, double*);
-template void embedding_backward<float>(const float*, const std::int32_t*, std::int64_t,
-                                        std::int64_t, std::int64_t, float*);
-template void embedding_backward<double>(const double*, const std::int32_t*, std::int64_t,
-                                         std::int64_t, std::int64_t, double*);
+template void embedding_forward<InstantiatedReal>(const InstantiatedReal*, std::int64_t, std::int64_t,
+                                                  const std::int32_t*, std::int64_t, InstantiatedReal*);
+template void embedding_backward<InstantiatedReal>(const InstantiatedReal*, const std::int32_t*, std::int64_t,
+                                                   std::int64_t, std::int64_t, InstantiatedReal*);
 
 }  // namespace pssim::models

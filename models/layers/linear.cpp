@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/layers/linear.hpp"
 
 #include <cmath>
@@ -51,7 +52,6 @@ void Linear<Real>::backward(const LayerIo<Real>& io) const {
   }
 }
 
-template class Linear<float>;
-template class Linear<double>;
+template class Linear<InstantiatedReal>;
 
 }  // namespace pssim::models

@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/layers/log_softmax_nll.hpp"
 
 #include <cmath>
@@ -37,9 +38,7 @@ NllSums log_softmax_nll(Real* logits, const std::int32_t* targets, std::int64_t 
   return sums;
 }
 
-template NllSums log_softmax_nll<float>(float*, const std::int32_t*, std::int64_t,
-                                        std::int64_t, float);
-template NllSums log_softmax_nll<double>(double*, const std::int32_t*, std::int64_t,
-                                         std::int64_t, double);
+template NllSums log_softmax_nll<InstantiatedReal>(InstantiatedReal*, const std::int32_t*, std::int64_t,
+                                                   std::int64_t, InstantiatedReal);
 
 }  // namespace pssim::models

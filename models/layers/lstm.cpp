@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/layers/lstm.hpp"
 
 #include <cmath>
@@ -136,9 +137,7 @@ void LstmLayer<Real>::backward(const Real* params, const Real* x, const Real* dh
   }
 }
 
-template struct LstmBuffers<float>;
-template struct LstmBuffers<double>;
-template class LstmLayer<float>;
-template class LstmLayer<double>;
+template struct LstmBuffers<InstantiatedReal>;
+template class LstmLayer<InstantiatedReal>;
 
 }  // namespace pssim::models

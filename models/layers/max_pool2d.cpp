@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/layers/max_pool2d.hpp"
 
 #include <algorithm>
@@ -72,7 +73,6 @@ void MaxPool2d<Real>::backward(const LayerIo<Real>& io) const {
   }
 }
 
-template class MaxPool2d<float>;
-template class MaxPool2d<double>;
+template class MaxPool2d<InstantiatedReal>;
 
 }  // namespace pssim::models

@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/nets/build_network.hpp"
 
 #include <stdexcept>
@@ -25,7 +26,6 @@ std::unique_ptr<NetworkT<Real>> build_network(const NetworkSpec& spec) {
                                                spec.num_classes, spec.preset);
 }
 
-template std::unique_ptr<NetworkT<float>> build_network<float>(const NetworkSpec&);
-template std::unique_ptr<NetworkT<double>> build_network<double>(const NetworkSpec&);
+template std::unique_ptr<NetworkT<InstantiatedReal>> build_network<InstantiatedReal>(const NetworkSpec&);
 
 }  // namespace pssim::models

@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/nets/lstm_lm.hpp"
 
 #include <cmath>
@@ -274,7 +275,6 @@ std::string LstmLanguageModel<Real>::manifest_json() const {
       vocab_, embed_, hidden_, lstm_.size(), dropout_);
 }
 
-template class LstmLanguageModel<float>;
-template class LstmLanguageModel<double>;
+template class LstmLanguageModel<InstantiatedReal>;
 
 }  // namespace pssim::models

@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/nets/network.hpp"
 
 #include <stdexcept>
@@ -42,7 +43,6 @@ std::vector<LayerCost> NetworkT<Real>::layer_costs(std::int64_t seq_len) const {
   return {{"all", 0, static_cast<std::int64_t>(layout_.size()), flops / 3, flops - flops / 3}};
 }
 
-template class NetworkT<float>;
-template class NetworkT<double>;
+template class NetworkT<InstantiatedReal>;
 
 }  // namespace pssim::models

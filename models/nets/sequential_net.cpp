@@ -1,3 +1,4 @@
+#include "models/core/instantiated_real.hpp"
 #include "models/nets/sequential_net.hpp"
 
 #include <algorithm>
@@ -328,7 +329,6 @@ std::vector<std::pair<std::string, std::span<const Real>>> SequentialNet<Real>::
   return masks;
 }
 
-template class SequentialNet<float>;
-template class SequentialNet<double>;
+template class SequentialNet<InstantiatedReal>;
 
 }  // namespace pssim::models
