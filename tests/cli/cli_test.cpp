@@ -48,7 +48,7 @@ Result pssim(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
-std::string bad_path(const std::string& name) { return std::string(PSSIM_TEST_DATA_DIR) + "/bad_scenarios/" + name; }
+std::string bad_path(const std::string& name) { return std::string(PSSIM_SOURCE_DIR) + "/tests/cli/bad_scenarios/" + name; }
 
 const char* kSmall = R"(name: small
 model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}

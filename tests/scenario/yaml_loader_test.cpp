@@ -68,6 +68,6 @@ TEST_CASE("deep nesting and alias bombs are refused before they cost memory or s
 
 TEST_CASE("files: missing, directory and byte-order mark", "[yaml]") {
   CHECK_THROWS_WITH(load_yaml_file("/nonexistent/x.yaml"), Catch::Contains("/nonexistent/x.yaml: error: no such file"));
-  CHECK_THROWS_WITH(load_yaml_file(PSSIM_TEST_DATA_DIR), Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(load_yaml_file(PSSIM_SOURCE_DIR "/tests/scenario"), Catch::Contains("is a directory"));
   CHECK(load_yaml_string("\xEF\xBB\xBFname: x\n", "t").at("name").text() == "x");
 }
