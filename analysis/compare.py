@@ -38,6 +38,10 @@ class NotAResult(Exception):
     pass
 
 
+class Baseline(Exception):
+    """A `pssim train` directory: a single-process curve, with no cluster to compare."""
+
+
 def _load_json(path):
     with open(path) as f:
         return json.load(f)
@@ -114,6 +118,8 @@ def collect(path):
                 status = "missing"
             records.append(_record(point, label, setting, status))
         return records
+    if os.path.exists(os.path.join(path, "curve.csv")):
+        raise Baseline(path)
     if os.path.exists(os.path.join(path, "summary.json")):
         s = _load_json(os.path.join(path, "summary.json"))
         name = os.path.basename(os.path.normpath(path))
@@ -273,6 +279,11 @@ def main():
             records += collect(path)
         except NotAResult:
             print(f"pssim compare: {path}: no summary.json or sweep.csv: not a pssim result", file=sys.stderr)
+            return 2
+        except Baseline:
+            print(f"pssim compare: {path}: a pssim train baseline (one process, no simulated time or network): "
+                  f"compare compares runs and sweeps; draw a baseline beside runs with pssim plot "
+                  f"(accuracy_vs_epochs)", file=sys.stderr)
             return 2
     _distinct_labels(records)
     if args.format == "csv":

@@ -1,6 +1,8 @@
 // pssim train SCENARIO: the single-process baseline of a scenario's model, data and
 // optimizer; pssim grad SCENARIO: one batch's loss and gradients as .npy files.
+#include <cmath>
 #include <filesystem>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -33,9 +35,11 @@ int train_command(const TrainArgs& o) {
                                           : std::filesystem::path(o.output_dir);
     output::check_not_an_output(o.in.scenario, dir, experiment::baseline_output_files());
     const auto result = experiment::train_to_directory(loaded, dir, [&](const models::TrainPoint& p) {
+      // No training loss before the first step: a dash, not "nan".
+      const std::string train_loss = std::isnan(p.train_loss) ? "-" : fmt::format("{:.4f}", p.train_loss);
       if (!o.quiet)
-        fmt::print("step {:6}  epoch {:6.3f}  train loss {:8.4f}  test loss {:7.4f}  accuracy {:6.2f}%\n", p.step,
-                   p.epoch, p.train_loss, p.eval.loss, 100 * p.eval.accuracy);
+        fmt::print("step {:6}  epoch {:6.3f}  train loss {:>8}  test loss {:7.4f}  accuracy {:6.2f}%\n", p.step,
+                   p.epoch, train_loss, p.eval.loss, 100 * p.eval.accuracy);
     });
     if (!o.quiet) fmt::print("{}: {}; results in {}\n", loaded.scenario.name, result.network, dir.string());
     return static_cast<int>(kSuccess);

@@ -13,9 +13,9 @@
 
 namespace pssim::experiment {
 
-models::TrainConfig baseline_config(const scenario::Scenario& s) {
+models::TrainConfig math_config(const scenario::Scenario& s) {
   if (s.model.kind != scenario::ModelConfig::Kind::Network || !s.data.present)
-    throw std::invalid_argument("pssim train needs a real model and data (model.kind cnn, mlp, logreg or lstm-lm)");
+    throw std::invalid_argument("pssim train and pssim grad need a real model and data (model.kind cnn, mlp, logreg or lstm-lm)");
   if (s.model.torch)
     throw std::invalid_argument("pssim train runs the models of pssim; a torch module's single-process reference is "
                                 "a plain PyTorch training loop");
@@ -24,6 +24,14 @@ models::TrainConfig baseline_config(const scenario::Scenario& s) {
   c.data = s.data.spec;
   c.optimizer = s.training.optimizer;
   c.seed = s.seed;
+  c.eval_every = s.training.eval_every_steps;
+  c.clip_norm = s.training.clip_norm;
+  c.schedule = s.training.lr.schedule;
+  return c;
+}
+
+models::TrainConfig baseline_config(const scenario::Scenario& s) {
+  models::TrainConfig c = math_config(s);
   const auto& stop = s.training.stop;
   if (!stop.epochs && !stop.updates)
     throw std::invalid_argument("pssim train counts steps, not simulated time: set training.stop.epochs or "
@@ -33,9 +41,6 @@ models::TrainConfig baseline_config(const scenario::Scenario& s) {
   if (stop.epochs && !stop.updates && *stop.epochs != std::floor(*stop.epochs))
     throw std::invalid_argument("pssim train runs whole epochs: training.stop.epochs must be a whole number, or "
                                 "give training.stop.updates");
-  c.eval_every = s.training.eval_every_steps;
-  c.clip_norm = s.training.clip_norm;
-  c.schedule = s.training.lr.schedule;
   return c;
 }
 
@@ -98,7 +103,7 @@ models::TrainResult train_to_directory(const scenario::LoadedScenario& loaded, c
 
 models::GradientCase export_gradient(const scenario::LoadedScenario& loaded, const std::filesystem::path& dir,
                                      const std::string& params_dir) {
-  models::TrainConfig config = baseline_config(loaded.scenario);
+  models::TrainConfig config = math_config(loaded.scenario);
   output::prepare_output_directory(dir);
   return models::export_config_case(config, dir.string(), params_dir);
 }

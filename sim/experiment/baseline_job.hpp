@@ -19,9 +19,14 @@
 
 namespace pssim::experiment {
 
-/// The baseline configuration of a scenario with a real model: one worker, the scenario's
-/// batch size and optimizer; epochs from training.stop.epochs (default 1) and max_steps
-/// from training.stop.updates. Throws std::invalid_argument for a synthetic model.
+/// The math of a scenario with a real model, for one process: its model, data, batch size,
+/// optimizer, clipping and schedule, no stop condition (pssim grad needs none). Throws
+/// std::invalid_argument for a synthetic or torch model.
+models::TrainConfig math_config(const scenario::Scenario& s);
+
+/// math_config with the stop of `pssim train`: epochs from training.stop.epochs (default
+/// 1) and max_steps from training.stop.updates; one of them must be given (a single
+/// process has no simulated time).
 models::TrainConfig baseline_config(const scenario::Scenario& s);
 
 /// The files train writes (removed first, with killed writers' temporaries, summary.json

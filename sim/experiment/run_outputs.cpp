@@ -158,7 +158,7 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
   j.key("protocol").value(s.protocol.scheme);
   j.key("workers").value(s.cluster.workers.count);
   j.key("shards").value(static_cast<std::int64_t>(e.protocol().shards()));
-  j.key("model_parameters").value(e.model_parameters());
+  j.key("parameters").value(e.model_parameters());
   j.key("flops_per_sample").value(e.flops_per_sample());
   j.key("stopped_by").value(to_string(r.stats.stopped_by));
   j.key("sim_time_s").value(to_seconds(r.stats.sim_time));

@@ -55,6 +55,20 @@ void relocate(ConfigNode& node, const std::string& source, int column_offset) {
   node = std::move(copy);
 }
 
+// What YAML reads as null ("~", "null", an empty value), tested on the text: the YAML
+// loader takes a lone null for an empty file.
+bool is_null_word(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+  if (first == std::string_view::npos) return true;
+  const std::string_view word = text.substr(first, last - first + 1);
+  return word == "~" || word == "null" || word == "Null" || word == "NULL";
+}
+
+// Removes `key` from `map` (nothing when absent).
+void remove_key(ConfigNode& map, const std::string& key) {
+  std::erase_if(map.entries(), [&](const MapEntry& e) { return e.key == key; });
+}
+
 }  // namespace
 
 void apply_override(ConfigNode& root, std::string_view assignment) {
@@ -65,7 +79,7 @@ void apply_override(ConfigNode& root, std::string_view assignment) {
   const std::string_view path = assignment.substr(0, eq);
   const std::string_view value_text = assignment.substr(eq + 1);
   ConfigNode value = ConfigNode::null({source, 1, static_cast<int>(eq) + 2});
-  if (!value_text.empty()) {
+  if (!is_null_word(value_text)) {
     // A plain value parses as itself; YAML syntax allows lists and mappings on the line.
     value = load_yaml_string(value_text, source);
     relocate(value, source, static_cast<int>(eq) + 1);
@@ -92,9 +106,18 @@ void set_at_path(ConfigNode& root, std::string_view path, ConfigNode value, cons
       if (index >= node->items().size())
         throw ScenarioError(key_loc, fmt::format("index {} is past the end of a list of {} items", index,
                                                  node->items().size()));
+      if (last && value.is_null())
+        throw ScenarioError(key_loc, fmt::format("cannot remove item {} of the list '{}': set the whole list "
+                                                 "instead",
+                                                 index, fmt::join(parts.begin(), parts.begin() + static_cast<long>(i),
+                                                                  ".")));
       node = &node->items()[index];
       if (last) *node = value;
     } else {
+      if (last && value.is_null()) {
+        if (node->is_map()) remove_key(*node, key);
+        return;  // nothing to remove under a null or a scalar
+      }
       if (node->is_null()) *node = ConfigNode::map(key_loc);
       if (!node->is_map())
         throw ScenarioError(key_loc, fmt::format("cannot set '{}': '{}' holds a single value, not keys", path,
@@ -103,6 +126,7 @@ void set_at_path(ConfigNode& root, std::string_view path, ConfigNode value, cons
       if (last) {
         node->set(key, key_loc, value);
       } else {
+        if (!child && value.is_null()) return;  // nothing to remove: make no maps for it
         node = child ? child : &node->set(key, key_loc, ConfigNode::map(key_loc));
       }
     }

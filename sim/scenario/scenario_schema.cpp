@@ -305,7 +305,7 @@ SchemaPtr workers_schema() {
                        omittable("mean", scalar(VT::Real, 0, 1e6),
                                  "shifted-exponential: the mean of the exponential part (absent: 0).")}),
                "Iteration-to-iteration variation of each worker's speed."),
-       omittable("batch", enumeration({"fixed", "adaptive"}),
+       optional("batch", enumeration({"fixed", "adaptive"}), "fixed",
                  "Load balancing (the adaptive workers of PyTorch's parameter-server tutorial). `fixed`: every "
                  "worker's batch is `data.batch_size`. `adaptive`: worker w's batch b_w is proportional to its "
                  "measured throughput (samples per second of its last `adaptive_batch.window` computations, their "
@@ -347,12 +347,12 @@ SchemaPtr servers_schema() {
        omittable("apply_bandwidth", scalar_above(VT::Bandwidth, 0),
                  "Server apply cost: bytes of its slice a shard updates per second (one update at a "
                  "time per shard). Absent: applying is instantaneous."),
-       omittable("sparse_embeddings", scalar(VT::Bool),
+       optional("sparse_embeddings", scalar(VT::Bool), "false",
                  "Embedding rows travel sparse: a worker pulls only the rows of the embedding table its next batch "
                 "reads and pushes only their gradients (row ids + values; lstm-lm with model.math true; sync and "
                  "async). The math is unchanged (a worker computes with the rows it reads); only the bytes, and so "
-                 "the timing, change: sync training gives the same parameters as with dense messages. Absent: "
-                 "false. Always on with `protocol.mode: hybrid`."),
+                 "the timing, change: sync training gives the same parameters as with dense messages. Always "
+                 "on with `protocol.mode: hybrid`."),
        omittable("checkpoint",
                  map_of({required("every", scalar(VT::Duration, 1e-3, 1e9),
                                    "Each shard writes a checkpoint of its slice this often."),
@@ -447,8 +447,8 @@ SchemaPtr network_schema() {
                               "`spread`: server k joins worker rack k mod racks."));
   const auto names = list_of(scalar(VT::Name), 1);
   std::vector<Field> shared = {
-      omittable("model", enumeration({"maxmin", "tcp"}),
-                "How a message is timed. `maxmin` (absent): it waits its route's latency, then moves at its max-min "
+      optional("model", enumeration({"maxmin", "tcp"}), "maxmin",
+                "How a message is timed. `maxmin`: it waits its route's latency, then moves at its max-min "
                 "fair share of every link direction it crosses (SimGrid's CM02 without corrections). `tcp`: "
                 "SimGrid's LV08 calibration against measured TCP (Velho et al., TOMACS 2013): latency x 13.01 "
                 "(slow start), payload at 0.97 of the share, ACK cross-traffic of 0.05 of a flow's rate on its "
@@ -556,11 +556,11 @@ SchemaPtr output_schema() {
   return map_of({optional("utilization_interval", scalar_above(VT::Duration, 0), "10ms",
                           "Bin width of the per-link utilization time series (link_utilization.csv); a long run "
                           "may use a power-of-two multiple of it (see utilization_max_values)."),
-                 omittable("utilization_max_values", scalar(VT::Count, 16, 1e10),
+                 optional("utilization_max_values", scalar(VT::Count, 16, 1e10), "4194304",
                            "Most utilization values kept (bins x recorded link directions, 4 bytes each). A run "
                            "that would record more merges pairs of adjacent bins into one, doubling the bin width, "
                            "as often as needed, so the series always covers the whole run; link_utilization.csv "
-                           "shows the bins used. Absent: 4194304 (4M; about 120 MB of CSV)."),
+                           "shows the bins used. 4194304 (4M) is about 120 MB of CSV."),
                  optional("trace", scalar(VT::Bool), "false",
                           "Write trace.json (Chrome trace events, for Perfetto): every worker's states, server "
                           "applies, active flows per link. Large for long runs.")});

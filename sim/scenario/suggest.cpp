@@ -28,12 +28,15 @@ std::optional<std::string> nearest_name(std::string_view word, const std::vector
     for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
   };
+  // A name that differs only in case is the likeliest meant ("gbps" is Gbps, not bps, one
+  // deletion away): it goes first.
+  for (const auto& candidate : candidates)
+    if (candidate != word && lower(candidate) == lower(word)) return candidate;
   const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
   std::optional<std::string> best;
   std::size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {
-    std::size_t d = edit_distance(word, candidate);
-    if (d > 0 && lower(word) == lower(candidate)) d = 1;  // wrong case only
+    const std::size_t d = edit_distance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
       best = candidate;

@@ -160,14 +160,15 @@ std::vector<scenario::Field> collective_fields() {
 std::vector<scenario::Field> allreduce_fields() {
   using scenario::enumeration;
   using scenario::omittable;
+  using scenario::optional;
   std::vector<scenario::Field> fields = collective_fields();
-  fields.push_back(omittable(
-      "overlap", enumeration({"none", "backward", "full"}),
+  fields.push_back(optional(
+      "overlap", enumeration({"none", "backward", "full"}), "none",
       "When the all-reduce runs relative to the computation (forward through the layers, then backward from the "
       "last). `none`: one all-reduce of every gradient after the whole iteration. `backward` (PyTorch DDP): the "
       "layers are gathered into buckets of `bucket_bytes` from the last layer back, and each bucket is all-reduced "
       "on its own as soon as the backward step of its first layer ends. `full`: besides, layer l's forward step "
-      "starts as soon as the bucket holding layer l is reduced. The math is the same in every mode. Absent: none."));
+      "starts as soon as the bucket holding layer l is reduced. The math is the same in every mode."));
   fields.push_back(omittable("bucket_bytes", scenario::scalar_above(ValueType::Bytes, 0, 1e15),
                              "With overlap: a bucket closes once it holds at least this many bytes of gradients "
                              "(whole layers). Absent: 25MiB (DDP's bucket_cap_mb)."));
@@ -179,23 +180,23 @@ std::vector<scenario::Field> overlap_fields(std::vector<scenario::Field> fields)
   using scenario::enumeration;
   using scenario::omittable;
   using scenario::optional;
-  fields.push_back(omittable(
-      "overlap", enumeration({"none", "backward", "full"}),
+  fields.push_back(optional(
+      "overlap", enumeration({"none", "backward", "full"}), "none",
       "When messages leave relative to the computation, which runs forward through the layers, then backward "
       "from the last (each layer's step takes its share of the iteration's FLOPs: `model.layer_flops`, or "
       "counted from a real network's shapes). `none`: the whole iteration, then every push. `backward` (wait-free "
       "backpropagation, Poseidon / TensorFlow): each layer's gradient leaves as soon as its backward step ends. "
       "`full`: besides, layer l's forward step starts as soon as every piece of layer l's parameters has arrived "
-      "(not with ssp). The math is the same in every mode. Absent: none."));
-  fields.push_back(omittable(
-      "schedule", enumeration({"fifo", "priority"}),
+      "(not with ssp). The math is the same in every mode."));
+  fields.push_back(optional(
+      "schedule", enumeration({"fifo", "priority"}), "fifo",
       "How messages in flight share the network. `fifo`: every piece leaves when it is produced and shares each "
       "link max-min fairly with all others (a fluid model: a small piece produced late is not stuck behind a large "
       "one, as it would be in one TCP connection's queue). `priority` (P3, ByteScheduler): strict priority by layer, the input "
       "layer first: at a link shared by pieces of several layers, the nearest the input take all the bandwidth "
       "they can use, the rest share what is left (max-min within a layer). Strict priority rather than weights "
       "because the next forward pass needs the first layers first and weights would still share the bandwidth "
-      "with the last ones; with partition_bytes it is close to the preemptive per-piece order of those systems. Absent: fifo."));
+      "with the last ones; with partition_bytes it is close to the preemptive per-piece order of those systems."));
   fields.push_back(omittable(
       "partition_bytes", scenario::scalar_above(ValueType::Bytes, 0, 1e15),
       "Cut each layer's part of a shard's message into pieces of at most this size (BytePS: 4MB), each a flow of "
@@ -295,17 +296,16 @@ const Scheme& find(const std::string& name) {
 scenario::SchemaPtr protocol_schema() {
   std::vector<scenario::Alternative> alternatives;
   for (const auto& s : all()) alternatives.push_back({s.name, s.doc, s.fields});
-  // Dynamics keys, shared by every scheme; omittable, so scenarios without them resolve
-  // as before.
+  // Dynamics keys, shared by every scheme.
   std::vector<scenario::Field> shared = {
-      scenario::omittable("failure_timeout", scenario::scalar(ValueType::Duration, 0, 1e6),
-                          "Failure detection delay: barriers (sync, SSP) and the all-reduce ring keep waiting for a "
-                          "crashed worker this long before they go on without it. Absent: 0 (at once)."),
-      scenario::omittable("abandon_stale", scenario::scalar(ValueType::Bool),
-                          "sync: a straggler abandons a computation whose round has already closed (every shard "
-                          "moved on without it) and starts on the new parameters. With backup workers and "
-                          "shifted-exponential noise of shift 0, a round then takes FLOP time x mean x (H_N - "
-                          "H_(N-K)) on average, K = N - backup_workers. Absent: false.")};
+      scenario::optional("failure_timeout", scenario::scalar(ValueType::Duration, 0, 1e6), "0s",
+                         "Failure detection delay: barriers (sync, SSP) and the all-reduce ring keep waiting for a "
+                         "crashed worker this long before they go on without it (0: at once)."),
+      scenario::optional("abandon_stale", scenario::scalar(ValueType::Bool), "false",
+                         "sync: a straggler abandons a computation whose round has already closed (every shard "
+                         "moved on without it) and starts on the new parameters. With backup workers and "
+                         "shifted-exponential noise of shift 0, a round then takes FLOP time x mean x (H_N - "
+                         "H_(N-K)) on average, K = N - backup_workers.")};
   return scenario::variant("mode", "The training scheme: how workers exchange gradients and parameters.", "sync",
                            alternatives, shared);
 }

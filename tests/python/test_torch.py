@@ -107,7 +107,7 @@ def test_flops_counted_from_the_layer_shapes_are_the_builtin_counts():
     assert given.summary["sim_time_s"] > 1.5 * builtin.summary["sim_time_s"]  # 1 GFLOP against 72 MFLOP
     # What was counted (or given) is recorded in summary.json.
     assert torched.summary["flops_per_sample"] == builtin.summary["flops_per_sample"] > 7e7
-    assert torched.summary["model_parameters"] == builtin.summary["model_parameters"] == 1_199_882
+    assert torched.summary["parameters"] == builtin.summary["parameters"] == 1_199_882
     assert given.summary["flops_per_sample"] == 1e9
 
 

@@ -32,3 +32,23 @@ TEST_CASE("malformed overrides are located errors", "[overrides]") {
   CHECK_THROWS_WITH(apply_override(root, "a.c.z=3"), Catch::Contains("index it with a number"));
   CHECK_THROWS_WITH(apply_override(root, "a.b=[1"), Catch::Contains("<--set a.b=[1>") && Catch::Contains("not valid YAML"));
 }
+
+TEST_CASE("a null override removes the key, as if the file had not written it", "[overrides]") {
+  ConfigNode root = load_yaml_string("a: {b: 1, c: [x, y], d: {e: 2}}\nn: 3\n", "t.yaml");
+  apply_override(root, "a.b=~");
+  CHECK(root.at("a").find("b") == nullptr);
+  apply_override(root, "a.d=null");
+  CHECK(root.at("a").find("d") == nullptr);
+  apply_override(root, "n=");
+  CHECK(root.find("n") == nullptr);
+  // Removing what is not there changes nothing, and makes no maps on the way.
+  apply_override(root, "a.missing=~");
+  apply_override(root, "x.y.z=~");
+  CHECK(root.find("x") == nullptr);
+  CHECK(root.at("a").entries().size() == 1);
+  // A list keeps its items: a whole list is set instead.
+  CHECK_THROWS_WITH(apply_override(root, "a.c.0=~"), Catch::Contains("cannot remove item 0 of the list 'a.c'"));
+  // A quoted "~" is the text ~, not null.
+  apply_override(root, "a.b='~'");
+  CHECK(root.at("a").at("b").text() == "~");
+}

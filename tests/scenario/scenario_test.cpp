@@ -65,6 +65,21 @@ TEST_CASE("the resolved scenario reads back to the same scenario", "[scenario]")
   CHECK(second.scenario.network.worker_nic.down == Approx(1.25e9));
 }
 
+TEST_CASE("the resolved scenario states the keys whose absence had a meaning, with their value", "[scenario]") {
+  const auto loaded = load_scenario_text(kMinimal, "s.yaml");
+  const ConfigNode& r = loaded.resolved;
+  CHECK(r.at("network").at("model").text() == "maxmin");
+  CHECK(r.at("protocol").at("overlap").text() == "none");
+  CHECK(r.at("protocol").at("schedule").text() == "fifo");
+  CHECK(r.at("protocol").at("failure_timeout").text() == "0s");
+  CHECK(r.at("protocol").at("abandon_stale").text() == "false");
+  CHECK(r.at("cluster").at("workers").at("batch").text() == "fixed");
+  CHECK(r.at("cluster").at("servers").at("sparse_embeddings").text() == "false");
+  CHECK(r.at("output").at("utilization_max_values").text() == "4194304");
+  // ... and reads back as the same scenario.
+  CHECK(resolved_yaml(load_scenario_text(resolved_yaml(loaded), "scenario.yaml")) == resolved_yaml(loaded));
+}
+
 TEST_CASE("cross-key rules are located errors", "[scenario]") {
   CHECK(first_error("name: x\nmodel: {kind: synthetic, params: 10, flops_per_sample: 1FLOP}\n"
                     "cluster: {workers: {count: 2}}\n") ==

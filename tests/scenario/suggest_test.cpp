@@ -21,3 +21,11 @@ TEST_CASE("nearest name suggests only plausible misspellings", "[suggest]") {
   CHECK_FALSE(nearest_name("bandwidth", keys).has_value());
   CHECK_FALSE(nearest_name("x", keys).has_value());
 }
+
+TEST_CASE("a name that differs only in case comes before a nearer edit", "[suggest]") {
+  // As a unit: "10gbps" meant Gbps, though bps is one deletion away and Gbps one substitution.
+  const std::vector<std::string> units = {"bps", "Kbps", "kbps", "Mbps", "Gbps", "Tbps", "GB/s"};
+  CHECK(nearest_name("gbps", units) == std::optional<std::string>("Gbps"));
+  CHECK(nearest_name("MBPS", units) == std::optional<std::string>("Mbps"));
+  CHECK(nearest_name("Gbs", units) == std::optional<std::string>("Gbps"));
+}

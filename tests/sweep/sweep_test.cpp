@@ -80,6 +80,34 @@ seeds: [7, 9]
   CHECK(spec.points[7].scenario.scenario.seed == 9);
 }
 
+TEST_CASE("one sweep compares sync PS, colocated PS, ring all-reduce and local SGD: ~ removes a key",
+          "[sweep]") {
+  write("ps-base.yaml", R"(name: base
+model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 4}, servers: {count: 2}}
+)");
+  const auto spec = sweep::load_sweep(write("schemes.yaml", R"(name: schemes
+base: ps-base.yaml
+zip:
+  protocol: [{mode: sync}, {mode: sync}, {mode: allreduce, algorithm: ring}, {mode: local-sgd, local_steps: 4}]
+  cluster.servers: [{count: 2}, {placement: colocated}, ~, {count: 1}]
+)"));
+  REQUIRE(spec.points.size() == 4);
+  CHECK(spec.points[0].scenario.scenario.cluster.servers.count == 2);
+  CHECK(spec.points[1].scenario.scenario.cluster.servers.placement == scenario::ServersConfig::Placement::Colocated);
+  CHECK(spec.points[2].scenario.scenario.protocol.scheme == "allreduce");
+  CHECK(spec.points[2].scenario.resolved.at("cluster").find("servers") == nullptr);
+  CHECK(spec.points[3].scenario.scenario.protocol.scheme == "local-sgd");
+  CHECK(spec.points[2].values[1] == "~");
+  const fs::path out = scratch() / "schemes-out";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  const auto outcome = sweep::run_sweep(spec, options);
+  CHECK(outcome.ran == 4);
+  CHECK(outcome.failed == 0);
+}
+
 TEST_CASE("sweep file problems are located in the sweep file", "[sweep]") {
   CHECK(first_error("name: s\nbase: base.yaml\ngrid: {cluster.workers.count: [2, -1]}\n") ==
         "3:35: sweep point 1: cluster.workers.count = -1 is out of range: must be at least 1");
