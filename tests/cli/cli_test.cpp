@@ -251,6 +251,14 @@ cluster: {workers: {count: 1}}
     return kept;
   };
   CHECK(strip_wall(slurp(again / "curve.csv")) == strip_wall(curve));
+  // Printed: no training loss before the first step is a dash, not nan.
+  r = pssim("train " + p.string() + " -o " + (scratch() / "baseline3").string());
+  CHECK_THAT(r.out, Catch::StartsWith("step      0  epoch  0.000  train loss        -  test loss"));
+  CHECK_THAT(r.out, !Catch::Contains("nan"));
+  // compare compares runs and sweeps: a baseline folder is said to be one.
+  r = pssim("compare " + out.string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("a pssim train baseline (one process, no simulated time or network)"));
 
   const fs::path grad = scratch() / "grad";
   r = pssim("grad " + p.string() + " -o " + grad.string());
@@ -262,7 +270,16 @@ cluster: {workers: {count: 1}}
   const fs::path timing = write_scenario("timing.yaml", kSmall);
   r = pssim("train " + timing.string());
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("needs a real model"));
+  CHECK_THAT(r.err, Catch::Contains("need a real model"));
+  // A gradient needs no stop condition: a scenario that stops at a simulated time (which
+  // pssim train cannot count) still gives its gradient case.
+  const fs::path timed = write_scenario("timed.yaml", slurp(p).replace(slurp(p).find("{epochs: 2}"), 11,
+                                                                       "{sim_time: 1s}"));
+  CHECK(pssim("train " + timed.string() + " -o " + (scratch() / "timed").string()).code == 2);
+  r = pssim("grad " + timed.string() + " -o " + (scratch() / "timed-grad").string());
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(fs::exists(scratch() / "timed-grad" / "grads" / "fc1.weight.npy"));
 }
 
 TEST_CASE("a sweep split in 3 shards run by GNU parallel merges to the single-process result", "[cli][sweep]") {
