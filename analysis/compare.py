@@ -31,7 +31,9 @@ import command_main  # noqa: E402
 from labels import setting_label  # noqa: E402
 
 STOPPED = {"sim_time": "time limit", "updates": "update limit", "epochs": "epoch limit",
-           "target_accuracy": "target reached", "diverged": "diverged", "failed": "FAILED", "missing": "missing"}
+           "target_accuracy": "target reached", "diverged": "diverged", "collapsed": "collapsed", "failed": "FAILED",
+           "missing": "missing"}
+FAILED_STOPS = ("diverged", "collapsed")  # the run failed: its loss became NaN, or it collapsed
 
 
 class NotAResult(Exception):
@@ -167,7 +169,10 @@ def _time_to_target(group):
     reached = [r["time_to_target_s"] for r in ok if r.get("time_to_target_s") is not None]
     n = len(group)
     if not reached:
-        return "diverged" if all(r.get("stopped_by") == "diverged" for r in ok) and ok else "not reached"
+        failures = {r.get("stopped_by") for r in ok}
+        if ok and failures <= set(FAILED_STOPS):
+            return " or ".join(sorted(failures))
+        return "not reached"
     text = _stat(reached, 2)
     return text if len(reached) == n else f"{text}, {len(reached)}/{n} reached"
 
@@ -176,8 +181,8 @@ def _stopped(group):
     words = []
     for r in group:
         w = STOPPED.get(r.get("stopped_by"), r.get("stopped_by") or "")
-        if r.get("stopped_by") == "diverged" and r.get("diverged_at_update") is not None:
-            w = f"diverged at update {r['diverged_at_update']}"
+        if r.get("stopped_by") in FAILED_STOPS and r.get("diverged_at_update") is not None:
+            w = f"{r['stopped_by']} at update {r['diverged_at_update']}"
         words.append(w)
     distinct = list(dict.fromkeys(words))
     if len(distinct) == 1:

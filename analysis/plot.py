@@ -75,6 +75,10 @@ DOWN_COLOR = "#7b1fa2"  # a worker whose host has failed (dynamics), shown only 
 EVENT_MARKS = {"worker_crash": ("#c62828", "--"), "server_crash": ("#c62828", "-."),
                "worker_recover": ("#2e7d32", "--"), "server_recover": ("#2e7d32", "-."), "link": ("#555555", ":")}
 DIVERGED = dict(marker="X", markersize=11, markeredgecolor="black", markeredgewidth=0.8, linestyle="none")
+# A run failed when its loss became NaN (diverged) or it collapsed (training.collapse): it
+# stopped there, and is drawn up to its last evaluation with a cross.
+FAILED_STOPS = ("diverged", "collapsed")
+FAILED_LEGEND = "diverged (loss NaN) or collapsed"
 
 
 class UsageError(Exception):
@@ -99,7 +103,16 @@ class Run:
 
     @property
     def diverged(self):
-        return self.summary.get("stopped_by") == "diverged" or bool(self.summary.get("diverged"))
+        """The run failed: its loss became NaN (stopped_by diverged) or it collapsed (see
+        training.collapse); summary.json's "diverged" is true for both."""
+        return self.summary.get("stopped_by") in FAILED_STOPS or bool(self.summary.get("diverged"))
+
+    @property
+    def failure(self):
+        """"diverged" or "collapsed" for a failed run, else None."""
+        if not self.diverged:
+            return None
+        return "collapsed" if self.summary.get("stopped_by") == "collapsed" else "diverged"
 
     @property
     def target(self):
@@ -166,13 +179,14 @@ def _groups(runs_with_evals):
 
 
 def _outcome(members):
-    """' (diverged)', ' (2/3 seeds diverged)', ' (target not reached)' ... for a legend."""
+    """' (diverged)', ' (2/3 seeds collapsed)', ' (target not reached)' ... for a legend."""
     n = len(members)
-    diverged = sum(r.diverged for r, _ in members)
     missed = sum(r.missed_target() and not r.diverged for r, _ in members)
     notes = []
-    if diverged:
-        notes.append("diverged" if diverged == n else f"{diverged}/{n} seeds diverged")
+    for failure in ("diverged", "collapsed"):
+        count = sum(r.failure == failure for r, _ in members)
+        if count:
+            notes.append(failure if count == n else f"{count}/{n} seeds {failure}")
     if missed:
         notes.append("target not reached" if missed == n else f"{missed}/{n} seeds missed the target")
     return f" ({'; '.join(notes)})" if notes else ""
@@ -208,7 +222,7 @@ def _diverged_handle():
 def _finish_legend(ax, any_diverged):
     if any_diverged:
         handles, labels = ax.get_legend_handles_labels()
-        ax.legend(handles + [_diverged_handle()], labels + ["diverged (training loss NaN): last evaluation"],
+        ax.legend(handles + [_diverged_handle()], labels + [f"{FAILED_LEGEND}: last evaluation"],
                   fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     else:
         _legend_outside(ax)
@@ -531,7 +545,7 @@ def plot_sweep(path, out, written):
     name = os.path.basename(os.path.normpath(path))
     if table.empty:
         return []
-    table["diverged_run"] = table["stopped_by"] == "diverged"
+    table["diverged_run"] = table["stopped_by"].isin(FAILED_STOPS)
     scenarios = {int(row["point"]): _point_scenario(path, row) for _, row in table.iterrows()}
 
     def others(key):
@@ -683,7 +697,7 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
                 legend.append((matplotlib.lines.Line2D([], [], marker="^", markerfacecolor="none", markersize=9,
                                                        linestyle="none", color="grey"), "target not reached in the run"))
             if any_diverged:
-                legend.append((_diverged_handle(), "diverged (training loss NaN)"))
+                legend.append((_diverged_handle(), FAILED_LEGEND))
             return legend
 
         target_text = f" of {100 * targets[0]:g} %" if len(targets) == 1 else ""
@@ -704,7 +718,7 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
                            label=f"target {100 * targets[0]:g} %")
             if not table["diverged_run"].any():
                 return []  # no cross drawn: no legend entry for one
-            return [(_diverged_handle(), "diverged: best accuracy before the loss became NaN")]
+            return [(_diverged_handle(), f"{FAILED_LEGEND}: best accuracy before")]
 
         figure("accuracy_vs_workers", "best test accuracy (%)", "Best test accuracy against the number of workers",
                draw_acc)

@@ -16,6 +16,8 @@ std::string how_it_stopped(const scenario::Scenario& s, const experiment::JobRes
   switch (r.stats.stopped_by) {
     case experiment::StopReason::Diverged:
       return fmt::format("DIVERGED at update {} (training loss NaN or infinite)", t.diverged_at_update.value_or(0));
+    case experiment::StopReason::Collapsed:
+      return fmt::format("COLLAPSED at update {} ({})", t.diverged_at_update.value_or(0), t.collapse.value_or(""));
     case experiment::StopReason::Target:
       return fmt::format("stopped at the target accuracy {:g} %", 100 * s.training.target_accuracy.value_or(0));
     case experiment::StopReason::Updates: return "stopped at the update limit";
@@ -37,7 +39,7 @@ std::string run_summary_line(const scenario::Scenario& s, const experiment::JobR
                                  to_seconds(r.stats.sim_time), r.stats.wall_seconds, figure(r, "updates"));
   if (t.evaluations > 0) {
     const bool diverged = r.stats.stopped_by == experiment::StopReason::Diverged;
-    const char* when = diverged ? "last evaluated" : "final";
+    const char* when = diverged ? "last evaluated" : "final";  // a diverged run is not evaluated again
     if (t.final_eval.language_model)
       line += fmt::format("; {} held-out perplexity {:.4g}", when, t.final_eval.perplexity);
     else
@@ -54,12 +56,15 @@ std::string run_summary_line(const scenario::Scenario& s, const experiment::JobR
 }
 
 std::string divergence_warning(const scenario::Scenario& s, const experiment::JobResult& r) {
-  if (r.stats.stopped_by != experiment::StopReason::Diverged) return "";
-  return fmt::format("pssim: warning: {}: training diverged at update {} (training loss NaN or infinite) and the run "
-                     "stopped at {:.6g} s; try a lower training.optimizer.lr (now {:g}), training.clip_norm, or a "
-                     "staleness-aware rate (training.staleness_lr)",
-                     s.name, r.stats.training.diverged_at_update.value_or(0), to_seconds(r.stats.sim_time),
-                     s.training.optimizer.lr);
+  const auto& t = r.stats.training;
+  const bool diverged = r.stats.stopped_by == experiment::StopReason::Diverged;
+  if (!diverged && r.stats.stopped_by != experiment::StopReason::Collapsed) return "";
+  return fmt::format("pssim: warning: {}: training {} at update {} ({}) and the run stopped at {:.6g} s; try a lower "
+                     "training.optimizer.lr (now {:g}), training.clip_norm, or a staleness-aware rate "
+                     "(training.staleness_lr)",
+                     s.name, diverged ? "diverged" : "collapsed", t.diverged_at_update.value_or(0),
+                     diverged ? "training loss NaN or infinite" : t.collapse.value_or(""),
+                     to_seconds(r.stats.sim_time), s.training.optimizer.lr);
 }
 
 }  // namespace pssim::cli

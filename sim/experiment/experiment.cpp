@@ -144,6 +144,7 @@ const char* to_string(StopReason r) {
     case StopReason::Epochs: return "epochs";
     case StopReason::Target: return "target_accuracy";
     case StopReason::Diverged: return "diverged";
+    case StopReason::Collapsed: return "collapsed";
     case StopReason::NoLiveWorkers: return "no_live_workers";
     case StopReason::NoProgress: return "no_progress";
   }
@@ -278,6 +279,9 @@ void Experiment::build_math() {
   if (s.training.stop.epochs)
     stop_samples_ =
         static_cast<std::int64_t>(std::ceil(*s.training.stop.epochs * static_cast<double>(gradients_->train_items())));
+  const bool classifier = data_->task() == models::TaskKind::classification;
+  collapse_.emplace(s.training.collapse, classifier ? data_->train_images()->num_classes : 0);
+  forward_.collapse = &*collapse_;
 }
 
 // Every worker must reach every shard's host and back, and the workers of an all-reduce
@@ -338,6 +342,11 @@ void Experiment::evaluate_now() {
   store_->observe_evaluation(r.loss);  // a plateau schedule's evidence
   gradients_->observe_evaluation(r.loss);
   outcome_.best_accuracy = std::max(outcome_.best_accuracy, e.test_accuracy);
+  if (auto why = collapse_->check(e.test_loss, e.test_accuracy); why && !outcome_.collapse) {
+    outcome_.collapse = std::move(why);
+    outcome_.diverged_at_update = e.steps;
+    protocol_->stop();
+  }
   const auto& target = scenario_.training.target_accuracy;
   if (target && !outcome_.time_to_target && e.test_accuracy >= *target) {
     outcome_.time_to_target = e.time;
@@ -401,6 +410,8 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
   } else if (protocol_->diverged_at()) {
     stats.stopped_by = StopReason::Diverged;
     outcome_.diverged_at_update = protocol_->diverged_at();
+  } else if (outcome_.collapse) {
+    stats.stopped_by = StopReason::Collapsed;
   } else if (target_reached_) {
     stats.stopped_by = StopReason::Target;
   } else if (protocol_->finished()) {
@@ -415,7 +426,7 @@ RunStats Experiment::run(protocol::Observer* observer, const std::function<void(
                                          "(a protocol deadlock: please report it with the scenario)",
                                          to_seconds(sim_.now())));
   }
-  if (gradients_ && stats.stopped_by != StopReason::Diverged &&
+  if (gradients_ && stats.stopped_by != StopReason::Diverged && stats.stopped_by != StopReason::Collapsed &&
       (outcome_.evaluations == 0 || outcome_.final_eval.time != sim_.now() ||
        outcome_.final_eval.updates != protocol_->totals().updates))
     evaluate_now();  // the final parameters

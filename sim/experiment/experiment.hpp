@@ -27,6 +27,7 @@
 #include "sim/net/topology.hpp"
 #include "sim/parallel/job_pool.hpp"
 #include "sim/protocol/observer.hpp"
+#include "sim/experiment/collapse_watch.hpp"
 #include "sim/protocol/training_protocol.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/schemes/registry.hpp"
@@ -36,7 +37,7 @@
 namespace pssim::experiment {
 
 /// Why a run ended.
-enum class StopReason { SimTime, Updates, Epochs, Target, Diverged, NoLiveWorkers, NoProgress };
+enum class StopReason { SimTime, Updates, Epochs, Target, Diverged, Collapsed, NoLiveWorkers, NoProgress };
 const char* to_string(StopReason r);
 
 /// What evaluations found (real models with math).
@@ -45,7 +46,10 @@ struct TrainingOutcome {
   protocol::EvalRecord final_eval;
   double best_accuracy = 0;
   std::optional<TimeNs> time_to_target;
+  /// The model update at which training diverged (a NaN or infinite loss) or collapsed.
   std::optional<std::int64_t> diverged_at_update;
+  /// Why it collapsed, in words (training.collapse; see collapse_watch.hpp).
+  std::optional<std::string> collapse;
 };
 
 /// A run stopped by its caller (RunControl::interrupt) before a stop condition.
@@ -140,17 +144,23 @@ class Experiment {
   std::unique_ptr<dynamics::Dynamics> dynamics_;
   std::optional<std::int64_t> stop_samples_;
   TrainingOutcome outcome_;
+  std::optional<CollapseWatch> collapse_;  // real models with math
   bool target_reached_ = false;
   std::shared_ptr<void> evaluator_;  // the periodic evaluation's state
   // Observers are attached per run (attach()); the protocol forwards to this one.
+  // The forwarder also hands part 0's training losses to the collapse watch.
   struct Forwarder : protocol::Observer {
     protocol::Observer* target = nullptr;
     protocol::Observer* span_target = nullptr;  // target, if it wants spans
+    CollapseWatch* collapse = nullptr;
     void attach(protocol::Observer* t) {
       target = t;
       span_target = t && t->wants_spans() ? t : nullptr;
     }
-    void on_update(const protocol::UpdateRecord& u) override { if (target) target->on_update(u); }
+    void on_update(const protocol::UpdateRecord& u) override {
+      if (collapse && u.shard == 0) collapse->observe_update(u.train_loss);
+      if (target) target->on_update(u);
+    }
     void on_round(const protocol::RoundRecord& r) override { if (target) target->on_round(r); }
     void on_gradient(const protocol::GradientRecord& g) override { if (target) target->on_gradient(g); }
     void on_eval(const protocol::EvalRecord& e) override { if (target) target->on_eval(e); }

@@ -227,8 +227,11 @@ void write_summary(const std::filesystem::path& dir, const Experiment& e, const 
       if (t.time_to_target) j.value(to_seconds(*t.time_to_target));
       else j.null();
     }
+    // "diverged": the run failed, by a NaN or infinite loss (stopped_by diverged) or a
+    // collapse (stopped_by collapsed, and why in "collapse").
     j.key("diverged").value(t.diverged_at_update.has_value());
     if (t.diverged_at_update) j.key("diverged_at_update").value(*t.diverged_at_update);
+    if (t.collapse) j.key("collapse").value(*t.collapse);
   }
   if (const auto* d = e.dynamics()) {  // what failures cost
     const auto& f = e.protocol().failure_totals();

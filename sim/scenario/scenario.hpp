@@ -74,6 +74,12 @@ struct LearningRateRules {
   models::LrScheduleSpec schedule;           ///< kind none: constant
 };
 
+/// training.collapse: when a run whose loss stayed finite counts as failed.
+struct CollapseConfig {
+  double loss_factor = 10;             ///< training loss above this x the initial loss (0: off)
+  std::int64_t chance_evaluations = 5;  ///< evaluations in a row back at chance (0: off)
+};
+
 struct TrainingConfig {
   models::OptimizerSpec optimizer;
   StopConfig stop;
@@ -83,6 +89,7 @@ struct TrainingConfig {
   bool stop_at_target = false;
   LearningRateRules lr;
   std::optional<double> clip_norm;             ///< global L2 norm each worker clips its gradient to
+  CollapseConfig collapse;
 };
 
 struct SpeedConfig {

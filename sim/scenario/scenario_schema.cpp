@@ -223,6 +223,19 @@ SchemaPtr training_schema() {
                        optional("every_steps", scalar(VT::Count, 0, 1e12), "0",
                                 "pssim train: evaluate every this many optimizer steps (0: start and end).")}),
                "Evaluation of the servers' current parameters (takes no simulated time)."),
+       section("collapse",
+               map_of({optional("loss_factor", scalar(VT::Real, 0, 1e12), "10",
+                                "The run collapsed (and stops) when its training loss, the mean over an evaluation "
+                                "interval, exceeds this many times the loss of the initial parameters (for a "
+                                "classifier of C classes about ln C; 10x is a model that predicts worse than "
+                                "chance with confidence). 0: off."),
+                       optional("chance_evaluations", scalar(VT::Count, 0, 1e9), "5",
+                                "Classifiers: the run collapsed (and stops) when its test accuracy, once trained "
+                                "above 1.5 x chance (chance: 1 / classes), is back at chance (at most 1.2 x "
+                                "chance) for this many evaluations in a row. 0: off.")}),
+               "When a run that did not diverge (a NaN or infinite loss stops a run always) counts as failed: "
+               "`stopped_by: collapsed` in summary.json, COLLAPSED in the run line, marked in `compare` and the "
+               "plots. Checked at each evaluation (training.eval.every)."),
        omittable("target_accuracy", scalar(VT::Ratio, 0, 1),
                  "Report time_to_target_s: the simulated time of the first evaluation at this test accuracy."),
        optional("stop_at_target", scalar(VT::Bool), "false", "End the run when target_accuracy is reached."),

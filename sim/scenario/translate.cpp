@@ -243,6 +243,9 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
     t.eval_every = as_duration(*every);
   }
   t.eval_every_steps = as_count(eval.at("every_steps"));
+  const ConfigNode& collapse = node.at("collapse");
+  t.collapse.loss_factor = as_real(collapse.at("loss_factor"));
+  t.collapse.chance_evaluations = as_count(collapse.at("chance_evaluations"));
   if (const ConfigNode* target = node.find("target_accuracy")) {
     if (!math || data.spec.kind == "corpus" || data.spec.kind == "synthetic-text")
       fail(*target, "training.target_accuracy needs a classifier with real math (test accuracy)");

@@ -801,6 +801,34 @@ TEST_CASE("the README's scenario example is scenarios/quickstart.yaml", "[cli]")
   CHECK(shown == file);
 }
 
+TEST_CASE("a collapsed run reads as one: in the run line, summary.json, compare and plot", "[cli][compare]") {
+  const fs::path base = write_scenario("collapse.yaml", std::string("name: collapse\n") + kTinyTraining +
+                                                             "cluster: {workers: {count: 4, throughput: 100GFLOPS}}\n");
+  // lr 5: the loss stays finite but climbs far above its start (lr 0.1 trains).
+  const fs::path out = scratch() / "collapse";
+  Result r = pssim("run " + base.string() + " --set training.optimizer.lr=5 -o " + out.string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);  // a result, as a diverged run is
+  CHECK_THAT(r.out, Catch::StartsWith("collapse: COLLAPSED at update ") &&
+                        Catch::Contains("above 10 x the initial loss"));
+  CHECK_THAT(r.err, Catch::StartsWith("pssim: warning: collapse: training collapsed at update"));
+  const std::string summary = slurp(out / "summary.json");
+  CHECK_THAT(summary, Catch::Contains("\"stopped_by\": \"collapsed\"") && Catch::Contains("\"diverged\": true") &&
+                          Catch::Contains("\"collapse\": \"training loss"));
+  // Off: the same run goes on to the time limit.
+  r = pssim("run -q " + base.string() + " --set training.optimizer.lr=5 --set training.collapse.loss_factor=0 -o " +
+            (scratch() / "collapse-off").string());
+  CHECK_THAT(slurp(scratch() / "collapse-off" / "summary.json"), Catch::Contains("\"stopped_by\": \"sim_time\""));
+  REQUIRE(pssim("run -q " + base.string() + " -o " + (scratch() / "collapse-ok").string()).code == 0);
+  r = pssim("compare " + out.string() + " " + (scratch() / "collapse-ok").string());
+  CHECK_THAT(r.out, Catch::Contains("collapsed at update") && Catch::Contains("collapsed  "));
+  r = pssim("plot " + out.string() + " " + (scratch() / "collapse-ok").string() + " -o " +
+            (scratch() / "collapse-plots").string());
+  REQUIRE(r.code == 0);
+  CHECK_THAT(slurp(scratch() / "collapse-plots" / "accuracy_vs_time.svg"),
+             Catch::Contains("collapse (collapsed)") && Catch::Contains("diverged (loss NaN) or collapsed"));
+}
+
 TEST_CASE("pssim compare: a sweep with a diverged and a not-reached point", "[cli][compare]") {
   const fs::path base = write_scenario("cmp-base.yaml", R"(name: cmp
 model: {kind: mlp, hidden: [8]}
