@@ -2,11 +2,15 @@
 
     setting_label(values, scenario) -> "top-k 1 %, error feedback, 8 workers"
 
+    scheme_label(scenario) -> "sync PS, 4 servers", "ring all-reduce" ...
+
 `values` maps swept keys (`compression.push.kind`, ...) to the values a sweep point was
 run with (as they appear in sweep.csv); `scenario` is the point's resolved scenario
 (scenario.yaml, loaded with yaml.safe_load), which supplies what the swept keys refer
 to (the top-k ratio when only the kind is swept). A key this module does not know is
-written `last.two = value`, with booleans as on / off.
+written in words from its last segments ("worker NIC bandwidth 10Gbps"), a list item by
+what it is ("worker crash at 4s" for events.0.at), booleans as on / off and a removed
+key (~) as "no ...".
 """
 import math
 
@@ -46,11 +50,15 @@ def _percent(v):
 
 
 def _get(scenario, key):
+    """The value at a dotted key (numbers index lists), or None."""
     node = scenario or {}
     for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
             return None
-        node = node[part]
     return node
 
 
@@ -77,9 +85,50 @@ def _compression(direction, values, scenario):
     return text
 
 
+def scheme_label(scenario):
+    """The training scheme of a resolved scenario, in words: "sync PS, 4 servers",
+    "async PS, colocated", "ring all-reduce", "local SGD (4 steps), 1 server" ..."""
+    protocol = (scenario or {}).get("protocol") or {}
+    mode = str(protocol.get("mode", "sync"))
+    if mode == "allreduce":
+        return f"{protocol.get('algorithm', 'ring')} all-reduce"
+    if mode == "hybrid":
+        return f"hybrid: PS + {protocol.get('algorithm', 'ring')} all-reduce"
+    servers = _get(scenario, "cluster.servers") or {}
+    where = "colocated" if servers.get("placement") == "colocated" else _plural(servers.get("count", 1), "server")
+    if mode == "local-sgd":
+        return f"local SGD ({_plural(protocol.get('local_steps', 1), 'step')}), {where}"
+    if mode == "ssp":
+        return f"SSP (staleness {protocol.get('staleness')}) PS, {where}"
+    return f"{SCHEMES.get(mode, mode)} PS, {where}"
+
+
+def _words(segment):
+    return segment.replace("_", " ").replace("nic", "NIC")
+
+
+def _path_phrase(key, scenario):
+    """A readable name for a key the phrases above do not know: the list item it indexes
+    named by its kind or host ("worker crash at" for events.0.at, when event 0 is a
+    worker_crash), and the last segments in words ("worker NIC bandwidth")."""
+    parts = key.split(".")
+    for i, part in enumerate(parts):
+        if part.isdigit() and i > 0:
+            item = _get(scenario, ".".join(parts[:i + 1]))
+            name = None
+            if isinstance(item, dict):
+                name = item.get("kind") or item.get("host") or item.get("target") or item.get("from")
+            head = _words(str(name)) if name else f"{_words(parts[i - 1]).rstrip('s')} {int(part)}"
+            rest = " ".join(_words(p) for p in parts[i + 1:])
+            return f"{head} {rest}".strip()
+    return " ".join(_words(p) for p in parts[-2:])
+
+
 def _one(key, value, scenario, values):
     """The phrase for one swept key, or None when another key's phrase covers it."""
     v = value
+    if key == "protocol" or key == "cluster.servers":  # whole sections: the scheme says it
+        return scheme_label(scenario) if key == "protocol" or "protocol" not in values else None
     if key == "protocol.mode":
         return SCHEMES.get(str(v), str(v))
     if key == "protocol.staleness":
@@ -90,6 +139,10 @@ def _one(key, value, scenario, values):
         return _plural(v, "backup worker")
     if key == "protocol.algorithm":
         return f"{v} all-reduce"
+    if key == "protocol.overlap":
+        return "no overlap" if str(v) == "none" else f"overlap {v}"
+    if key == "protocol.schedule":
+        return str(v)
     if key == "cluster.workers.count":
         return _plural(v, "worker")
     if key == "cluster.servers.count":  # with shards swept alongside and equal, "4 shards" says it
@@ -117,10 +170,12 @@ def _one(key, value, scenario, values):
         return f"seed {v}"
     if key.startswith("compression."):
         return None  # composed per direction
-    last = ".".join(key.split(".")[-2:])
+    phrase = _path_phrase(key, scenario)
     if str(v).strip().lower() in ("true", "false"):
-        return f"{last} {'on' if _truthy(v) else 'off'}"
-    return f"{last} = {v}"
+        return f"{phrase} {'on' if _truthy(v) else 'off'}"
+    if str(v).strip() in ("~", "null", ""):
+        return f"no {phrase}"
+    return f"{phrase} {v}"
 
 
 def setting_label(values, scenario=None):

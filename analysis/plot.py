@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Figures from pssim results (run with /usr/bin/python3: Debian's matplotlib and pandas).
 
-    plot.py [-o OUT] [--window START:END] PATH...
+    plot.py [-o OUT] [--window START:END] [--label NAME]... [--per-point] PATH...
 
 Each PATH is a run directory (summary.json), a baseline directory (curve.csv, from
 `pssim train`) or a sweep directory (sweep.csv and points/). Every figure that the inputs
@@ -39,7 +39,9 @@ the axis for time to target); the target is a dashed line on accuracy axes.
 Where the figures go: one PATH: PATH/plots (or OUT). Several PATHs: figures that combine
 them in <parent of the first>/plots-<name>-vs-<name>... (or OUT), and each run's own
 figures (link_utilization, worker_timeline) in its own plots/ folder (or OUT/<name>/).
-A sweep's per-point figures go to <its plots folder>/points/NNNN/.
+A sweep's per-point figures (only with --per-point) go to <its plots folder>/points/NNNN/.
+--label names the PATHs in legends, in order; without it a run is named by its folder, a
+sweep point given alone by its sweep's settings.
 
 Prints the files it wrote. Exit status 2 when a path holds no pssim results or a bad
 --window, 1 when the figures cannot be drawn or written (one line on stderr;
@@ -64,9 +66,12 @@ import yaml  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import command_main  # noqa: E402
 from closed_forms import round_time, worker_nic_bound  # noqa: E402
-from labels import setting_label  # noqa: E402
+from axes import mark_identical, plain, tidy_log_axes, without_note  # noqa: E402
+from iteration import iteration_s  # noqa: E402
+from labels import scheme_label, setting_label  # noqa: E402
 from checkpoint_plot import plot_checkpoint_interval  # noqa: E402
 from overlap_plot import plot_overlap  # noqa: E402
+from settings_plot import is_categorical, plot_settings  # noqa: E402
 
 # Four states that stay apart for colour-blind readers too: green, orange, blue, grey.
 STATE_COLORS = {"computing": "#2e7d32", "pushing": "#ef6c00", "pulling": "#1565c0", "blocked": "#c8c8c8"}
@@ -136,21 +141,23 @@ def _read_csv(path):
 
 def _plain_log2(axis):
     """A base-2 log axis labelled 1, 2, 4, 8 ... rather than 2^0, 2^1 ..."""
-    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(plain))
     axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def _log_y(ax):
-    """A log y axis labelled at 1, 2 and 5 times the powers of ten, in plain numbers."""
+    """A log y axis; its ticks are chosen for its range when the figure is saved
+    (axes.tidy_log_axes)."""
     ax.set_yscale("log")
-    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def _legend_outside(ax, **kw):
-    """The legend to the right of the axes, never over the data."""
+def _legend_outside(ax, extra=(), short=without_note, **kw):
+    """The legend to the right of the axes, never over the data; curves that coincide are
+    told apart first (axes.mark_identical, naming the earlier curve by `short`). `extra`:
+    more (handle, label) pairs."""
+    mark_identical(ax, short)
     handles, labels = ax.get_legend_handles_labels()
+    handles, labels = handles + [h for h, _ in extra], labels + [text for _, text in extra]
     if handles:
         ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **kw)
 
@@ -162,6 +169,7 @@ def _target_line(ax, target, language):
 
 
 def _save(fig, out, name, written):
+    tidy_log_axes(fig)
     os.makedirs(out, exist_ok=True)
     for ext in ("png", "svg"):
         target = os.path.join(out, f"{name}.{ext}")
@@ -219,22 +227,19 @@ def _diverged_handle():
     return matplotlib.lines.Line2D([], [], color="grey", **DIVERGED)
 
 
-def _finish_legend(ax, any_diverged):
-    if any_diverged:
-        handles, labels = ax.get_legend_handles_labels()
-        ax.legend(handles + [_diverged_handle()], labels + [f"{FAILED_LEGEND}: last evaluation"],
-                  fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    else:
-        _legend_outside(ax)
+def _finish_legend(ax, any_diverged, extra=()):
+    failed = [(_diverged_handle(), f"{FAILED_LEGEND}: last evaluation")] if any_diverged else []
+    _legend_outside(ax, failed + list(extra))
 
 
 def _event_marks(axes, runs):
     """Vertical lines at the crashes, recoveries and link changes of events.csv (of up to
-    three runs: more would hide the curves), labelled once in the top axis."""
+    three runs: more would hide the curves); returns their legend entries (handle, label),
+    one per event, so that no text is written over the data."""
     with_events = [r for r in runs if r.events is not None and len(r.events)]
     if not with_events or len(with_events) > 3:
-        return
-    labelled = set()
+        return []
+    entries = {}
     for run in with_events:
         for _, e in run.events.iterrows():
             if e["kind"] not in EVENT_MARKS:
@@ -242,11 +247,10 @@ def _event_marks(axes, runs):
             color, style = EVENT_MARKS[e["kind"]]
             for ax in axes:
                 ax.axvline(e["time_s"], color=color, linestyle=style, linewidth=0.9, alpha=0.7)
-            text = f'{e["kind"]} {e["target"]}' if isinstance(e["target"], str) else e["kind"]
-            if text not in labelled:
-                labelled.add(text)
-                axes[0].annotate(text, (e["time_s"], 1.0), xycoords=("data", "axes fraction"), rotation=90,
-                                 fontsize=7, color=color, va="top", ha="right")
+            target = f' {e["target"]}' if isinstance(e["target"], str) else ""
+            text = f'{e["kind"].replace("_", " ")}{target} at {e["time_s"]:g} s'
+            entries.setdefault(text, matplotlib.lines.Line2D([], [], color=color, linestyle=style, linewidth=0.9))
+    return [(handle, text) for text, handle in entries.items()]
 
 
 def plot_accuracy(runs, out, written):
@@ -267,7 +271,7 @@ def plot_accuracy(runs, out, written):
         losses = [(r, e.dropna(subset=["train_loss"])) for r, e in members]
         _plot_group(bottom, label, losses, lambda e: e["time_s"], lambda e: e["train_loss"])
     _target_line(top, target, language)
-    _event_marks([top, bottom], [r for r, _ in with_eval])
+    events = _event_marks([top, bottom], [r for r, _ in with_eval])
     top.set_ylabel("test perplexity (log scale)" if language else "test accuracy (%)")
     if language:  # it starts near the vocabulary size and ends two orders of magnitude lower
         _log_y(top)
@@ -277,7 +281,7 @@ def plot_accuracy(runs, out, written):
     _log_y(bottom)  # losses fall by decades early on
     top.grid(alpha=0.3)
     bottom.grid(alpha=0.3)
-    _finish_legend(top, any_diverged)
+    _finish_legend(top, any_diverged, events)
     _save(fig, out, "accuracy_vs_time", written)
 
     with_bytes = [(r, e) for r, e in with_eval if "bytes_sent" in e and e["bytes_sent"].notna().any()]
@@ -368,20 +372,17 @@ def _rate(bytes_per_s):
 
 def _period_s(run):
     """A round (or, without rounds, a mean iteration) in seconds."""
-    if run.summary.get("mean_round_s"):
-        return run.summary["mean_round_s"]
-    workers = _read_csv(os.path.join(run.path, "workers.csv"))
-    if workers is not None and workers["iterations"].mean() > 0:
-        return run.summary.get("sim_time_s", 0) / workers["iterations"].mean()
-    return None
+    return iteration_s(run.path, run.summary) or None
 
 
 def plot_link_utilization(run, out, written):
     """Utilization by link class: every class of several links (worker NICs, server NICs,
     rack uplinks, each direction) as a band from the least to the most used with the
     median, so that identical links cannot hide one another; single links alone. Means
-    over windows of about ten rounds, so that the recording's bins cannot alias with the
-    rounds (a 10 ms bin against 24 ms rounds shows levels that never happened)."""
+    over windows of at least ten rounds (or iterations), drawn as steps, so that the
+    recording's bins cannot alias with the rounds (a 10 ms bin against 24 ms rounds shows
+    levels that never happened); a last window shorter than the others is left out, as it
+    would alias too (a run shorter than one window is one window)."""
     series = _read_csv(os.path.join(run.path, "link_utilization.csv"))
     links = _read_csv(os.path.join(run.path, "links.csv"))
     if series is None or series.empty or links is None:
@@ -391,14 +392,17 @@ def plot_link_utilization(run, out, written):
     times = table.index.to_numpy()
     bin_s = times[1] - times[0] if len(times) > 1 else run.summary.get("sim_time_s", 1.0)
     period = _period_s(run)
-    k = 1
-    if period:
-        k = max(1, math.ceil(10 * period / bin_s))
-        k = max(1, min(k, len(times) // 8))  # at least 8 windows
-    window = (pd.Series(range(len(times))) // k).to_numpy()
-    table = table.groupby(window).mean()
-    starts = [times[i * k] for i in range(len(table))]
-    mid = [s + k * bin_s / 2 for s in starts]
+    k = max(1, math.ceil(10 * period / bin_s)) if period else 1
+    windows = max(1, len(times) // k)  # whole windows only
+    if len(times) >= k:
+        table = table.iloc[: windows * k]
+    else:
+        k = len(times)
+    table = table.groupby((pd.Series(range(len(table))) // k).to_numpy()).mean()
+    edges = [times[0] + i * k * bin_s for i in range(len(table) + 1)]
+
+    def steps(values):  # a window's mean held over its whole window
+        return list(values) + [list(values)[-1]]
 
     classes = {}
     for link in table.columns:
@@ -413,21 +417,25 @@ def plot_link_utilization(run, out, written):
         name = f"{cls}, {direction}" if direction else cls
         data = 100 * table[members]
         if len(members) > 1:
-            line, = ax.plot(mid, data.median(axis=1), label=f"{name}: {len(members)} x {cap_text}, median, min-max")
-            ax.fill_between(mid, data.min(axis=1), data.max(axis=1), color=line.get_color(), alpha=0.2, linewidth=0)
+            line, = ax.step(edges, steps(data.median(axis=1)), where="post",
+                            label=f"{name}: {len(members)} x {cap_text}, median, min-max")
+            ax.fill_between(edges, steps(data.min(axis=1)), steps(data.max(axis=1)), step="post",
+                            color=line.get_color(), alpha=0.2, linewidth=0)
         else:
             link = members[0]
             label = f"{name}: {link} ({cap_text})" if direction else f"{link} ({cap_text})"
-            ax.plot(mid, data[link], label=label, marker="." if len(mid) < 40 else None)
+            ax.step(edges, steps(data[link]), where="post", label=label)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("utilization (%)")
     ax.set_ylim(0, 105)
     what = f"mean over windows of {1e3 * k * bin_s:.4g} ms"
     if period:
         what += f" (about {k * bin_s / period:.3g} {'rounds' if run.summary.get('mean_round_s') else 'iterations'})"
+    if len(table) == 1:
+        what = f"mean over the run, {1e3 * k * bin_s:.4g} ms (shorter than ten rounds)"
     ax.set_title(f"Link utilization by class: {run.label}\n{what}", fontsize=10)
     ax.grid(alpha=0.3)
-    _legend_outside(ax)
+    _legend_outside(ax, short=lambda label: label.split(":")[0])  # the class, without its links
     _save(fig, out, "link_utilization", written)
 
 
@@ -538,11 +546,13 @@ def _point_scenario(path, row):
         return yaml.safe_load(f)
 
 
-def plot_sweep(path, out, written):
+def plot_sweep(path, out, written, label=None):
+    """The sweep's own figures; returns its points as Runs, labelled by their settings
+    (prefixed by `label`, which also replaces the sweep's name in its figures)."""
     full = pd.read_csv(os.path.join(path, "sweep.csv"))
     table = full[full["status"] == "ok"].copy()
     axes = [c for c in full.columns[2 : list(full.columns).index("status")]]
-    name = os.path.basename(os.path.normpath(path))
+    name = label or os.path.basename(os.path.normpath(path))
     if table.empty:
         return []
     table["diverged_run"] = table["stopped_by"].isin(FAILED_STOPS)
@@ -613,6 +623,9 @@ def plot_sweep(path, out, written):
     if worker_key:
         _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
 
+    if all(is_categorical(table[a].unique()) for a in axes):
+        _plot_by_setting(path, table, axes, scenarios, name, out, written)
+
     checkpoint_key = next((a for a in axes if a.endswith("checkpoint.every")), None)
     if checkpoint_key and len(axes) == 1:
         first = scenarios[int(table.iloc[0]["point"])]
@@ -625,8 +638,45 @@ def plot_sweep(path, out, written):
     for _, row in table.iterrows():
         point = _point_dir(path, row)
         group = setting_label({a: row[a] for a in axes}, scenarios[int(row["point"])]) or name
+        if label and group != name:
+            group = f"{label}: {group}"
         runs.append(Run(point, f"{group}, seed {row['seed']}", group))
     return runs
+
+
+def _plot_by_setting(path, table, axes, scenarios, name, out, written):
+    """results_by_setting (settings_plot.py) for a sweep of names: one bar per setting."""
+    language = table["final_perplexity"].notna().any() if "final_perplexity" in table else False
+    settings = {}
+    for _, row in table.iterrows():
+        label = setting_label({a: row[a] for a in axes}, scenarios[int(row["point"])]) or name
+        with open(os.path.join(_point_dir(path, row), "summary.json")) as f:
+            summary = json.load(f)
+        iteration = iteration_s(_point_dir(path, row), summary)
+        settings.setdefault(label, []).append({
+            "best": row["final_perplexity"] if language else 100 * row["best_test_accuracy"],
+            "ttt_s": row.get("time_to_target_s"), "has_target": "target_accuracy" in summary,
+            "iteration_ms": None if iteration is None else 1e3 * iteration, "failed": bool(row["diverged_run"])})
+    plot_settings(list(settings.items()), language, _save, out, written)
+
+
+def point_label(path):
+    """The label of one sweep point given alone (DIR/points/NNNN): its swept values, as the
+    sweep's own figures name it; None for a path that is not a sweep point."""
+    points = os.path.dirname(os.path.normpath(path))
+    sweep = os.path.dirname(points)
+    table = os.path.join(sweep, "sweep.csv")
+    if os.path.basename(points) != "points" or not os.path.exists(table) or not _name(path).isdigit():
+        return None
+    full = pd.read_csv(table)
+    rows = full[full["point"] == int(_name(path))]
+    if rows.empty:
+        return None
+    row = rows.iloc[0]
+    axes = [c for c in full.columns[2 : list(full.columns).index("status")]]
+    with open(os.path.join(path, "scenario.yaml")) as f:
+        setting = setting_label({a: row[a] for a in axes}, yaml.safe_load(f))
+    return f"{_name(sweep)}: {setting}" if setting else f"{_name(sweep)} point {int(_name(path))}"
 
 
 def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written):
@@ -643,11 +693,7 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
             _plain_log2(ax.yaxis)
         ax.set_title(title)
         ax.grid(alpha=0.3)
-        handles, labels = ax.get_legend_handles_labels()
-        for h, l in extra or []:
-            handles.append(h)
-            labels.append(l)
-        ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        _legend_outside(ax, extra or [])
         if note:
             fig.text(0.01, -0.02, note, fontsize=8, ha="left", va="top")
         _save(fig, out, name, written)
@@ -727,6 +773,10 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
         def draw_staleness(ax):
             for label, rows in lines(worker_key):
                 agg = rows.groupby(worker_key).mean(numeric_only=True).reset_index()
+                if (agg["max_staleness"] <= 0).all():  # sync: no point on a log axis, but said
+                    ax.plot([], [], marker="o", linestyle="none", markerfacecolor="none",
+                            label=f"{label}: 0 at every point (not drawn on the log axis)")
+                    continue
                 line = ax.plot(agg[worker_key], agg["mean_staleness"], marker="o", label=f"{label} (mean)")
                 ax.plot(agg[worker_key], agg["max_staleness"], marker="x", linestyle=":", color=line[0].get_color(),
                         label=f"{label} (max)")
@@ -736,20 +786,6 @@ def _sweep_against_workers(table, worker_key, lines, setup_log2_x, out, written)
 
         figure("staleness_vs_workers", "staleness (updates, log scale)",
                "Staleness of applied gradients against the number of workers", draw_staleness, log_y=True)
-
-
-def _scheme_label(s):
-    """'PS, 8 servers', 'colocated PS', 'ring all-reduce' ... from a resolved scenario."""
-    protocol, mode = s["protocol"], s["protocol"]["mode"]
-    if mode in ("allreduce", "hybrid"):
-        label = f"{protocol['algorithm']} all-reduce"
-        return label + (" + PS embedding (hybrid)" if mode == "hybrid" else "")
-    servers = s["cluster"]["servers"]
-    prefix = "PS" if mode == "sync" else f"{mode} PS"
-    if servers["placement"] == "colocated":
-        return f"colocated {prefix} (a shard on every worker)"
-    count = int(servers["count"])
-    return f"{prefix}, {count} server{'s' if count > 1 else ''}"
 
 
 def _network_label(s):
@@ -772,7 +808,7 @@ def plot_schemes(paths, out, written):
             s = _point_scenario(path, row)
             if pd.isna(row["mean_round_s"]) or s is None:
                 continue
-            rows.append({"network": _network_label(s), "scheme": _scheme_label(s),
+            rows.append({"network": _network_label(s), "scheme": scheme_label(s),
                          "workers": int(s["cluster"]["workers"]["count"]), "round_s": row["mean_round_s"],
                          "closed_form_s": round_time(s) or float("nan")})
     if not rows:
@@ -854,7 +890,16 @@ def main():
     parser.add_argument("paths", nargs="+")
     parser.add_argument("-o", "--output")
     parser.add_argument("--window", help="worker timelines: START:END in simulated seconds (either may be empty)")
+    parser.add_argument("--per-point", action="store_true",
+                        help="also each sweep point's own figures (link utilization, timeline)")
+    parser.add_argument("--label", action="append", default=[],
+                        help="names the paths in legends, in order (a run's label replaces its name, a sweep's "
+                             "prefixes its settings); repeatable")
     args = parser.parse_args()
+    if len(args.label) > len(args.paths):
+        print(f"pssim plot: {len(args.label)} labels for {len(args.paths)} paths", file=sys.stderr)
+        return 2
+    labels = args.label + [None] * (len(args.paths) - len(args.label))
     try:
         window = _parse_window(args.window)
     except UsageError as e:
@@ -865,17 +910,18 @@ def main():
     runs = []
     own = []  # (run, folder): inputs' own figures
     sweeps = []
-    for path in args.paths:
+    for path, label in zip(args.paths, labels):
         if os.path.exists(os.path.join(path, "sweep.csv")):
-            points = plot_sweep(path, out, written) or []
+            points = plot_sweep(path, out, written, label) or []
             runs += points
             sweeps.append(path)
             folder = run_folder(path, args.paths, args.output)
-            own += [(p, os.path.join(folder, "points", _name(p.path))) for p in points]
+            if args.per_point:  # one figure per point costs seconds each: only on request
+                own += [(p, os.path.join(folder, "points", _name(p.path))) for p in points]
         elif os.path.exists(os.path.join(path, "curve.csv")):
-            runs.append(Run(path))  # a baseline from `pssim train`
+            runs.append(Run(path, label))  # a baseline from `pssim train`
         elif os.path.exists(os.path.join(path, "summary.json")):
-            runs.append(Run(path))
+            runs.append(Run(path, label or point_label(path)))
             own.append((runs[-1], run_folder(path, args.paths, args.output)))
         else:
             print(f"pssim plot: {path}: no summary.json, curve.csv or sweep.csv: not a pssim result", file=sys.stderr)

@@ -119,25 +119,63 @@ def sweep(sweep_file, output=None, jobs=None, threads=1, *, model=None, data=Non
     return SweepResult(directory, keep_alive=tmp)
 
 
-def plot(*results, output=None):
+def plot(*results, output=None, labels=None, per_point=False):
     """Draws the figures of `pssim plot` (analysis/plot.py) from Results, SweepResults or
     directories; returns every file written (PNG and SVG, as pathlib.Paths, in the order
     `pssim plot` lists them: the comparison figures into `output`, default <first>/plots,
-    then each run's own, such as link utilization, in folders of their own)."""
+    then each run's own, such as link utilization, in folders of their own).
+
+    labels     names for the results in legends, in order (a run's replaces its name, a
+               sweep's prefixes its settings); default: a Result is named by its scenario
+               (numbered when several share one), a directory by its folder
+    per_point  also each sweep point's own figures (one per point: slow for big sweeps)
+    """
     from ._results import directory_of
     if not results:
         raise TypeError("plot needs at least one result or directory")
     paths = [os.fspath(directory_of(r)) for r in results]
+    if labels is None:
+        labels = _default_labels(results)
+    labels = [str(label) for label in labels]
+    if len(labels) > len(paths):
+        raise InputError("plot: {} labels for {} results".format(len(labels), len(paths)))
     out = pathlib.Path(output) if output is not None else pathlib.Path(paths[0]) / "plots"
     script = pathlib.Path(os.environ.get("PSSIM_ANALYSIS_DIR", _SOURCES / "analysis")) / "plot.py"
     if not script.exists():
         raise RunError("no {}: set PSSIM_ANALYSIS_DIR to the analysis/ folder of the pssim sources".format(script))
-    done = subprocess.run([sys.executable, os.fspath(script), "-o", os.fspath(out)] + paths,
-                          capture_output=True, text=True)
+    args = [sys.executable, os.fspath(script), "-o", os.fspath(out)]
+    for label in labels:
+        args += ["--label", label]
+    if per_point:
+        args.append("--per-point")
+    done = subprocess.run(args + paths, capture_output=True, text=True)
     if done.returncode != 0:
         message = (done.stderr or done.stdout).strip()
         raise (InputError if done.returncode == 2 else RunError)(message)
     return [pathlib.Path(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def _default_labels(results):
+    """A Result (run in this process, often into a temporary folder) is named by its
+    scenario, numbered when several share a name; a directory, by its folder (None: the
+    plot script's own naming)."""
+    from ._results import Result, directory_of
+    names = [r.name if isinstance(r, Result) else None for r in results]
+    counts = {n: names.count(n) for n in names if n is not None}
+    seen = {}
+    labels = []
+    for n in names:
+        if n is None:
+            labels.append(None)
+            continue
+        seen[n] = seen.get(n, 0) + 1
+        labels.append(n if counts[n] == 1 else "{} ({})".format(n, seen[n]))
+    while labels and labels[-1] is None:
+        labels.pop()
+    if any(label is None for label in labels):  # a directory before a Result: named as plot.py would
+        labels = [label if label is not None else os.path.basename(os.path.normpath(os.fspath(directory_of(r))))
+                  for label, r in zip(labels, results)]
+    return labels
 
 
 def schema():

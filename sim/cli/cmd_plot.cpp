@@ -12,7 +12,8 @@
 namespace pssim::cli {
 
 int plot_command(const PlotArgs& a) {
-  const auto& [paths, output, window] = a;
+  const auto& paths = a.paths;
+  const auto& output = a.output_dir;
   // A file where the figures' directory should be is the likeliest mistake: one clear line
   // here (plot.py reports any other failure in one line too).
   const std::filesystem::path out =
@@ -25,7 +26,9 @@ int plot_command(const PlotArgs& a) {
   }
   std::vector<std::string> args;
   if (!output.empty()) args.insert(args.end(), {"-o", output});
-  if (!window.empty()) args.insert(args.end(), {"--window", window});
+  if (!a.window.empty()) args.insert(args.end(), {"--window", a.window});
+  for (const auto& label : a.labels) args.insert(args.end(), {"--label", label});
+  if (a.per_point) args.push_back("--per-point");
   args.insert(args.end(), paths.begin(), paths.end());
   return run_analysis_script("plot.py", args);  // 0, 2 for a path that is not a result, 1 on failure
 }

@@ -141,12 +141,19 @@ void add_plot(CLI::App& app, CommandState& state) {
       "output.trace), round time against shards and time to target against workers (sweeps).\n"
       "Output: one PATH: PATH/plots. Several: the figures that compare them in\n"
       "<parent of the first>/plots-<a>-vs-<b>..., each run's own figures in its own plots/ folder.\n"
-      "With -o OUT: all in OUT (each input's own figures in OUT/<its name>/).");
+      "With -o OUT: all in OUT (each input's own figures in OUT/<its name>/). A sweep's points get\n"
+      "figures of their own only with --per-point.");
   cmd->add_option("paths", a->paths, "Result directories")->required()->check(CLI::ExistingDirectory);
   add_output_option(cmd, a->output_dir, "Directory for the figures (default: see below)");
   cmd->add_option("--window", a->window,
                   "Worker timelines: START:END in simulated seconds, either may be empty (default: the first "
                   "rounds)");
+  cmd->add_option("--label", a->labels,
+                  "Name the paths in legends, in order (a run's label replaces its name, a sweep's prefixes its "
+                  "settings); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_flag("--per-point", a->per_point,
+                "Also each sweep point's own figures (link utilization, timeline) in points/NNNN/");
   cmd->callback([a, &state] { state.exit_code = plot_command(*a); });
 }
 
@@ -156,13 +163,19 @@ void add_compare(CLI::App& app, CommandState& state) {
   cmd->footer(
       "Example:\n  pssim compare results/sweeps/compression --format markdown\n"
       "  pssim compare results/sync results/async --format csv > table.csv\n\n"
-      "Columns: time to target, final and best test accuracy (or perplexity), samples per simulated\n"
-      "second, GB sent, mean staleness, bottleneck link, stopped by (diverged runs and targets not\n"
-      "reached are said so). Runs that differ only by seed are one row: mean (min-max).");
+      "  pssim compare results/sweeps/schemes-mixed --baseline ring --label mixed\n\n"
+      "Columns: scheme, time to target, final and best test accuracy (or perplexity), iteration time,\n"
+      "samples per simulated second, GB sent, mean staleness, bottleneck link, stopped by (diverged\n"
+      "and collapsed runs and targets not reached are said so). Runs that differ only by seed are one\n"
+      "row: mean +- 95 % confidence interval (Student t) (min-max). --baseline adds speed-ups.");
   cmd->add_option("paths", a->paths, "Run or sweep directories")->required()->check(CLI::ExistingDirectory);
   cmd->add_option("--format", a->format, "text (default), markdown or csv")
       ->check(CLI::IsMember({"text", "markdown", "csv"}));
   cmd->add_flag("--per-seed", a->per_seed, "One row per run: seeds not averaged (text and markdown)");
+  cmd->add_option("--baseline", a->baseline,
+                  "Add speed-up columns over this row: its number (from 1) or words of its name");
+  cmd->add_option("--label", a->labels, "Name the paths, in order (a sweep's label prefixes its settings); repeatable")
+      ->allow_extra_args(false);
   cmd->callback([a, &state] { state.exit_code = compare_command(*a); });
 }
 

@@ -36,8 +36,10 @@ int validate_command(const std::vector<std::string>& files, const CommandLineSet
 
 struct PlotArgs {
   std::vector<std::string> paths;
-  std::string output_dir;  ///< empty: see the plot command's help
-  std::string window;      ///< START:END of the worker timelines, or empty
+  std::string output_dir;           ///< empty: see the plot command's help
+  std::string window;               ///< START:END of the worker timelines, or empty
+  std::vector<std::string> labels;  ///< names of the paths in legends, in order
+  bool per_point = false;           ///< also each sweep point's own figures
 };
 int plot_command(const PlotArgs& args);
 
@@ -45,6 +47,8 @@ struct CompareArgs {
   std::vector<std::string> paths;
   std::string format = "text";
   bool per_seed = false;
+  std::string baseline;             ///< a row (number or words of its name) for speed-ups, or empty
+  std::vector<std::string> labels;  ///< names of the paths, in order
 };
 int compare_command(const CompareArgs& args);
 

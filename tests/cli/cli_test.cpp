@@ -348,7 +348,7 @@ zip:
 
   const fs::path figures = scratch() / "figures";
   const Result r = pssim("plot " + sync.string() + " " + async.string() + " " + diverged.string() + " " +
-                         baseline.string() + " " + sweep_out.string() + " -o " + figures.string());
+                         baseline.string() + " " + sweep_out.string() + " --per-point -o " + figures.string());
   INFO(r.err);
   REQUIRE(r.code == 0);
   // The figures that compare the inputs in OUT; each input's own in OUT/<its name>/
@@ -375,6 +375,16 @@ zip:
   CHECK_THAT(slurp(sync / "plots" / "worker_timeline.svg"), Catch::Contains("0.05-0.1 s of"));
   REQUIRE(pssim("plot " + sync.string() + " " + async.string()).code == 0);
   CHECK(fs::exists(scratch() / "plots-plot-sync-vs-plot-async" / "accuracy_vs_time.png"));
+  // A sweep's points get figures of their own only on request.
+  REQUIRE(pssim("plot " + sweep_out.string() + " -o " + (scratch() / "sweep-figures").string()).code == 0);
+  CHECK(fs::exists(scratch() / "sweep-figures" / "accuracy_vs_time.png"));
+  CHECK_FALSE(fs::exists(scratch() / "sweep-figures" / "points"));
+  // A point plotted alone is named by its sweep's settings, not by its folder (0001).
+  REQUIRE(pssim("plot " + (sweep_out / "points" / "0001").string() + " " + sync.string() + " -o " +
+                (scratch() / "point-figures").string())
+              .code == 0);
+  CHECK_THAT(slurp(scratch() / "point-figures" / "accuracy_vs_time.svg"),
+             Catch::Contains("plot-sweep-out: 2 workers, 2 shards") && !Catch::Contains(">0001"));
   CHECK(fs::exists(async / "plots" / "worker_timeline.png"));
   CHECK(pssim("plot " + sync.string() + " --window 2:1").code == 2);
   CHECK(pssim("plot " + scratch().string()).code == 2);  // not a result directory
@@ -855,10 +865,21 @@ seeds: [1, 2]
                         Catch::Contains("samples/s") && Catch::Contains("bottleneck link"));
   CHECK_THAT(r.out, Catch::Contains("lr 0.1 (2 seeds)") && Catch::Contains("not reached") &&
                         Catch::Contains("diverged at update") && Catch::Contains("time limit"));
+  // The scheme is named; seeds give a mean, its 95 % confidence interval (Student t with 1
+  // degree of freedom: 12.706 x sd / sqrt 2) and the range.
+  CHECK_THAT(r.out, Catch::Contains("sync PS, 1 server") && Catch::Contains("iteration (ms)") &&
+                        Catch::Contains("10.16 ± 9.93 (9.38-10.94)"));
   r = pssim("compare --format markdown " + out.string());
-  CHECK_THAT(r.out, Catch::StartsWith("| run | time to target (s) |") && Catch::Contains("|---|---:|"));
+  CHECK_THAT(r.out, Catch::StartsWith("| run | scheme | time to target (s) |") && Catch::Contains("|---|---|---:|"));
+  // Speed-ups over a row given by its number or by words of its name.
+  r = pssim("compare --baseline 'lr 0.1' " + out.string());
+  CHECK_THAT(r.out, Catch::Contains("speed-up: iteration") && Catch::Contains("1.00x"));
+  CHECK(pssim("compare --baseline 1 " + out.string()).out == r.out);
+  r = pssim("compare --baseline nothing " + out.string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--baseline nothing: no row matches"));
   r = pssim("compare --format csv " + out.string());
-  CHECK_THAT(r.out, Catch::StartsWith("setting,run,seed,status,stopped_by"));
+  CHECK_THAT(r.out, Catch::StartsWith("setting,run,scheme,seed,status,stopped_by"));
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);  // a header and 6 runs
   CHECK_THAT(r.out, Catch::Contains(",diverged,"));
   // A plain run, and a path that is not a result.

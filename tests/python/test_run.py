@@ -42,7 +42,7 @@ def test_scenario_as_dict_or_string_and_overrides(tmp_path):
     a = pssim.run(scenario, overrides={"cluster.workers.count": 2, "protocol": {"mode": "ssp", "staleness": 1}},
                   seed=5)
     assert a.scenario["cluster"]["workers"]["count"] == 2 and a.scenario["seed"] == 5
-    assert a.scenario["protocol"] == {"mode": "ssp", "staleness": 1}
+    assert a.scenario["protocol"]["mode"] == "ssp" and a.scenario["protocol"]["staleness"] == 1
     assert a.parameters is None and a.summary["updates"] == 3
     b = pssim.run("name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"
                   "training: {stop: {updates: 3}}\n", overrides=["cluster.workers.count=2", "protocol.mode=ssp",
@@ -73,7 +73,7 @@ def test_numpy_values_and_strings_are_taken_as_python_values(tmp_path):
     assert r.scenario["protocol"]["mode"] == "async" and r.scenario["description"] == "4"
     # "key=value" strings are --set arguments: their values are YAML, as on the command line.
     r = pssim.run(tiny, overrides=["protocol={mode: ssp, staleness: 1}"])
-    assert r.scenario["protocol"] == {"mode": "ssp", "staleness": 1}
+    assert r.scenario["protocol"]["mode"] == "ssp" and r.scenario["protocol"]["staleness"] == 1
 
 
 def test_a_path_that_does_not_exist_is_no_such_file(cli):
@@ -230,3 +230,16 @@ def test_python_module_command_is_the_pssim_command(cli, py_cli, tmp_path):
     assert status == 0 and (tmp_path / "results/pymod/summary.json").exists()
     status, out, _ = py_cli("sweep", sweep, "-q", cwd=tmp_path)
     assert status == 0 and (tmp_path / "results/sweeps/s/sweep.csv").exists()
+
+
+def test_plot_names_results_by_their_scenario_or_by_labels(tmp_path):
+    a = pssim.run(ROOT / "scenarios/quickstart.yaml", overrides=QUICK)
+    b = pssim.run(ROOT / "scenarios/quickstart.yaml", overrides=dict(QUICK, **{"protocol.mode": "async"}))
+    pssim.plot(a, b, output=tmp_path / "default")
+    svg = (tmp_path / "default" / "accuracy_vs_time.svg").read_text()
+    assert "quickstart (1)" in svg and "quickstart (2)" in svg and ">out<" not in svg
+    pssim.plot(a, b, output=tmp_path / "named", labels=["sync", "async"])
+    svg = (tmp_path / "named" / "accuracy_vs_time.svg").read_text()
+    assert "sync (target not reached)" in svg and "async (target not reached)" in svg
+    with pytest.raises(pssim.InputError, match="3 labels for 2 results"):
+        pssim.plot(a, b, output=tmp_path / "x", labels=["a", "b", "c"])
