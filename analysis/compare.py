@@ -312,10 +312,11 @@ def table(records, per_seed, baseline=None):
             row += [_speedup(base["ttt"], m["ttt"]), _speedup(base["iteration"], m["iteration"]),
                     _speedup(base["samples"], m["samples"], higher_is_better=True)]
         rows.append(row)
+    keep = [i for i, h in enumerate(header)
+            if i == 0 or any(row[i] for row in rows)]  # a column empty in every row says nothing
     if all(row[1] and row[1] in row[0] for row in rows):  # every row's name says its scheme already
-        header = header[:1] + header[2:]
-        rows = [row[:1] + row[2:] for row in rows]
-    return header, rows
+        keep.remove(1)
+    return [header[i] for i in keep], [[row[i] for i in keep] for row in rows]
 
 
 NUMERIC = {"time to target (s)", "final accuracy (%)", "best accuracy (%)", "final perplexity", "best perplexity",

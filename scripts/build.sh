@@ -11,14 +11,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$*" = pssim ]; then
   scripts/install-deps.sh
-  parts=OFF
+  # A build directory configured for everything stays so; a new one gets only the command.
+  parts=()
+  grep -qs '^PSSIM_BUILD_TESTS:BOOL=ON' build/release/CMakeCache.txt ||
+    parts=(-DPSSIM_BUILD_TESTS=OFF -DPSSIM_BUILD_PYTHON=OFF -DPSSIM_BUILD_BENCH=OFF)
 else
   scripts/install-deps.sh --all
-  parts=ON
+  parts=(-DPSSIM_BUILD_TESTS=ON -DPSSIM_BUILD_PYTHON=ON -DPSSIM_BUILD_BENCH=ON)
 fi
 # The same build directory either way: the libraries are compiled with the same flags, so
-# switching between the two never rebuilds what is already built.
-cmake --preset release -DPSSIM_BUILD_TESTS=$parts -DPSSIM_BUILD_PYTHON=$parts -DPSSIM_BUILD_BENCH=$parts
+# going from the command alone to everything never rebuilds what is already built.
+cmake --preset release "${parts[@]}"
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 cmake --build --preset release -j "$(nproc)" "${targets[@]}"

@@ -7,3 +7,4 @@ cd "$(dirname "$0")/.."
 scripts/build.sh
 ctest --preset release
 /usr/bin/python3 -m pytest tests/python -q -p no:cacheprovider
+scripts/check_docs.sh
