@@ -3,7 +3,7 @@ plain numbers with enough ticks for their range, and curves that coincide made v
 
     tidy_log_axes(fig)   before saving: every log axis without fixed ticks gets plain tick
                          labels at 1 per decade (3 decades or more), 1-2-5 (over one
-                         decade) or 1-9 (within a decade)
+                         decade) or round numbers evenly spaced (within a decade)
     mark_identical(ax)   before the legend: a curve equal to one drawn before it is dashed,
                          with hollow markers, and says "(same as ...)" in the legend
 """
@@ -36,8 +36,12 @@ def _tidy(axis):
         axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         return
     decades = math.log10(hi / lo)
-    subs = (1.0,) if decades >= 3 else (1.0, 2.0, 5.0) if decades >= 1 else tuple(float(s) for s in range(1, 10))
-    axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs, numticks=30))
+    if decades >= 1:
+        subs = (1.0,) if decades >= 3 else (1.0, 2.0, 5.0)
+        axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs, numticks=30))
+    else:  # within a decade: evenly spaced round numbers, as on a linear axis
+        ticks = [v for v in matplotlib.ticker.MaxNLocator(nbins=6).tick_values(lo, hi) if lo <= v <= hi]
+        axis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
     axis.set_major_formatter(matplotlib.ticker.FuncFormatter(plain))
     axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 

@@ -61,6 +61,7 @@ import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
+from cycler import cycler  # noqa: E402
 import yaml  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -73,6 +74,8 @@ from checkpoint_plot import plot_checkpoint_interval  # noqa: E402
 from overlap_plot import plot_overlap  # noqa: E402
 from settings_plot import is_categorical, plot_settings  # noqa: E402
 
+# More than ten curves: the ten colours again, dashed, then dotted (not the same look twice).
+plt.rcParams["axes.prop_cycle"] = cycler(linestyle=["-", "--", ":"]) * cycler(color=plt.rcParams["axes.prop_cycle"].by_key()["color"])
 # Four states that stay apart for colour-blind readers too: green, orange, blue, grey.
 STATE_COLORS = {"computing": "#2e7d32", "pushing": "#ef6c00", "pulling": "#1565c0", "blocked": "#c8c8c8"}
 DOWN_COLOR = "#7b1fa2"  # a worker whose host has failed (dynamics), shown only when present
@@ -162,10 +165,10 @@ def _legend_outside(ax, extra=(), short=without_note, **kw):
         ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **kw)
 
 
-def _target_line(ax, target, language):
+def _target_line(ax, target, language, reached_by_none=False):
     if target is not None and not language:
         ax.axhline(100 * target, color="black", linestyle="--", linewidth=0.8, alpha=0.6,
-                   label=f"target {100 * target:g} %")
+                   label=f"target {100 * target:g} %" + (": reached by no run" if reached_by_none else ""))
 
 
 def _save(fig, out, name, written):
@@ -186,10 +189,11 @@ def _groups(runs_with_evals):
     return list(groups.values())
 
 
-def _outcome(members):
-    """' (diverged)', ' (2/3 seeds collapsed)', ' (target not reached)' ... for a legend."""
+def _outcome(members, say_missed=True):
+    """' (diverged)', ' (2/3 seeds collapsed)', ' (target not reached)' ... for a legend
+    (without the last when the figure says it once for every run)."""
     n = len(members)
-    missed = sum(r.missed_target() and not r.diverged for r, _ in members)
+    missed = sum(r.missed_target() and not r.diverged for r, _ in members) if say_missed else 0
     notes = []
     for failure in ("diverged", "collapsed"):
         count = sum(r.failure == failure for r, _ in members)
@@ -200,11 +204,11 @@ def _outcome(members):
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def _plot_group(ax, label, members, x_of, y_of):
+def _plot_group(ax, label, members, x_of, y_of, say_missed=True):
     """One line per run; for several seeds, their mean (evaluation by evaluation, up to the
     shortest run) with a band from the lowest to the highest. A diverged run gets a cross
     at its last evaluation (where the loss became NaN it stopped)."""
-    label = label + _outcome(members)
+    label = label + _outcome(members, say_missed)
     if len(members) == 1:
         run, e = members[0]
         line, = ax.plot(x_of(e), y_of(e), marker=".", label=label)
@@ -265,12 +269,14 @@ def plot_accuracy(runs, out, written):
     def quality(e):
         return e["perplexity"] if language else 100 * e["test_accuracy"]
 
+    # A target no run reached is said once, at the target's line, not in every run's entry.
+    none_reached = target is not None and all(r.missed_target() for r, _ in with_eval)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
     for label, members in _groups(with_eval):
-        _plot_group(top, label, members, lambda e: e["time_s"], quality)
+        _plot_group(top, label, members, lambda e: e["time_s"], quality, not none_reached)
         losses = [(r, e.dropna(subset=["train_loss"])) for r, e in members]
         _plot_group(bottom, label, losses, lambda e: e["time_s"], lambda e: e["train_loss"])
-    _target_line(top, target, language)
+    _target_line(top, target, language, none_reached)
     events = _event_marks([top, bottom], [r for r, _ in with_eval])
     top.set_ylabel("test perplexity (log scale)" if language else "test accuracy (%)")
     if language:  # it starts near the vocabulary size and ends two orders of magnitude lower

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# What `pssim plot` costs on a big sweep: a 78-point sweep (the timing-only sharded job of
-# scenarios/timing/sharded-sync.yaml, 6 worker counts x 13 shard counts, 3 rounds each) is
-# run once, then `pssim plot` draws it with its default outputs and with --per-point (each
+# What `pssim plot` costs on a big sweep: a 78-point sweep (the quickstart job, 6 worker
+# counts x 13 learning rates, 1 simulated second each, evaluated every 0.25 s) is run once,
+# then `pssim plot` draws it with its default outputs (accuracy against time and bytes,
+# time to target, accuracy and staleness against workers) and with --per-point (each
 # point's own link-utilization figure too), alternating, R times each; prints the medians
 # of the process wall times and the files written.
 #
@@ -27,16 +28,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 cat > "$tmp/sweep.yaml" <<EOF
 name: plot-78
-base: $root/scenarios/timing/sharded-sync.yaml
-set: {training.stop.updates: 3}
+base: $root/scenarios/quickstart.yaml
+set: {training.stop.sim_time: 1s, training.eval.every: 0.25s, data.eval_max: 500}
 grid:
-  cluster.workers.count: [4, 8, 16, 32, 64, 128]
-  cluster.servers: [{count: 1, shards: 1}, {count: 2, shards: 2}, {count: 3, shards: 3}, {count: 4, shards: 4},
-                    {count: 5, shards: 5}, {count: 6, shards: 6}, {count: 7, shards: 7}, {count: 8, shards: 8},
-                    {count: 9, shards: 9}, {count: 10, shards: 10}, {count: 11, shards: 11},
-                    {count: 12, shards: 12}, {count: 13, shards: 13}]
+  cluster.workers.count: [2, 4, 8, 16, 32, 64]
+  training.optimizer.lr: [0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.13]
 EOF
-"$pssim" sweep "$tmp/sweep.yaml" -o "$tmp/sweep" -q
+"$pssim" sweep "$tmp/sweep.yaml" -o "$tmp/sweep" -q -j "$(nproc)"
 echo "load average $(cut -d" " -f1-3 /proc/loadavg)"
 points=$(($(wc -l < "$tmp/sweep/sweep.csv") - 1))
 

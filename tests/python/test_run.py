@@ -240,6 +240,6 @@ def test_plot_names_results_by_their_scenario_or_by_labels(tmp_path):
     assert "quickstart (1)" in svg and "quickstart (2)" in svg and ">out<" not in svg
     pssim.plot(a, b, output=tmp_path / "named", labels=["sync", "async"])
     svg = (tmp_path / "named" / "accuracy_vs_time.svg").read_text()
-    assert "sync (target not reached)" in svg and "async (target not reached)" in svg
+    assert "<!-- sync -->" in svg and "<!-- async -->" in svg and "target 80 %: reached by no run" in svg
     with pytest.raises(pssim.InputError, match="3 labels for 2 results"):
         pssim.plot(a, b, output=tmp_path / "x", labels=["a", "b", "c"])
