@@ -237,7 +237,7 @@ def test_plot_names_results_by_their_scenario_or_by_labels(tmp_path):
     b = pssim.run(ROOT / "scenarios/quickstart.yaml", overrides=dict(QUICK, **{"protocol.mode": "async"}))
     pssim.plot(a, b, output=tmp_path / "default")
     svg = (tmp_path / "default" / "accuracy_vs_time.svg").read_text()
-    assert "quickstart (1)" in svg and "quickstart (2)" in svg and ">out<" not in svg
+    assert "quickstart (1)" in svg and "quickstart (2)" in svg and "<!-- out -->" not in svg
     pssim.plot(a, b, output=tmp_path / "named", labels=["sync", "async"])
     svg = (tmp_path / "named" / "accuracy_vs_time.svg").read_text()
     assert "<!-- sync -->" in svg and "<!-- async -->" in svg and "target 80 %: reached by no run" in svg
