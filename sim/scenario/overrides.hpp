@@ -5,7 +5,7 @@
 // ("<--set cluster.workers.count=x>:1:24: error: ..."). The value is YAML, so
 // `--set protocol={mode: ssp, staleness: 2}` and `--set cluster.workers.speed.factors=[1,2]`
 // work. Numeric path segments index lists (`network.links.0.bandwidth=1Gbps`). A null
-// value (`--set cluster.servers=~`, `=null` or nothing after `=`) removes the key, as if
+// value (`--set cluster.servers=null`, `'...=~'` or nothing after `=`) removes the key, as if
 // the file had not written it; so does a null value swept in a sweep (`~`).
 #pragma once
 
