@@ -162,7 +162,7 @@ void add_compare(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("compare", "Print a table comparing runs and sweep points (text, Markdown or CSV)");
   cmd->footer(
       "Example:\n  pssim compare results/sweeps/compression --format markdown\n"
-      "  pssim compare results/sync results/async --format csv > table.csv\n\n"
+      "  pssim compare results/sync results/async --format csv > table.csv\n"
       "  pssim compare results/sweeps/schemes-mixed --baseline ring --label mixed\n\n"
       "Columns: scheme, time to target, final and best test accuracy (or perplexity), iteration time,\n"
       "samples per simulated second, GB sent, mean staleness, bottleneck link, stopped by (diverged\n"
