@@ -548,6 +548,13 @@ void PsProtocol::clock_applied(std::int64_t clock, std::int64_t dropped) {
 
 void PsProtocol::contribute(Worker& w, std::int64_t clock, const training::GradientRef& gradient) {
   AllReduce& a = *all_reduce_;
+  // At most two rounds are open (see AllReduce::rounds): anything else is a gradient for
+  // a round that closed or is not due, which no bookkeeping could place (and a slot
+  // computed from it would grow the deque without bound).
+  if (clock < a.first_open || clock > a.first_open + 1)
+    throw std::logic_error(fmt::format("worker {} hands in a gradient for round {} of the all-reduced part, whose "
+                                       "open rounds are {} and {}",
+                                       w.index, clock, a.first_open, a.first_open + 1));
   const auto slot = static_cast<std::size_t>(clock - a.first_open);
   while (a.rounds.size() <= slot) a.rounds.emplace_back();
   record_staleness(0);
