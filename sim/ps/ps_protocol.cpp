@@ -461,6 +461,9 @@ void PsProtocol::note_loss(const training::GradientRef& g) {
 }
 
 void PsProtocol::begin_apply(Shard& s) {
+  // The run has stopped (a stop limit was reached in this instant): gradients still queued
+  // stay unapplied, so `training.stop.updates: 10` applies 10 updates, not the queue.
+  if (finished_) return;
   if (s.checkpointing) {  // its time goes to the checkpoint first
     s.apply_waiting = true;
     return;

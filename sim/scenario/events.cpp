@@ -23,11 +23,25 @@ bool is_worker_event(Kind k) { return k == Kind::WorkerCrash || k == Kind::Worke
 bool is_server_event(Kind k) { return k == Kind::ServerCrash || k == Kind::ServerRecover; }
 bool is_crash(Kind k) { return k == Kind::WorkerCrash || k == Kind::ServerCrash; }
 
-// "worker-12" -> 12 when `name` is prefix-<n> with n < limit; -1 when not of that form.
+// "worker-12" -> 12 when `name` is prefix-<n>, n written without leading zeros (the
+// names pssim gives: "worker-01" would be a second name for worker-1); -1 otherwise.
 std::int64_t indexed(const std::string& name, const std::string& prefix) {
   if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 12) return -1;
   if (name.find_first_not_of("0123456789", prefix.size()) != std::string::npos) return -1;
+  if (name[prefix.size()] == '0' && name.size() > prefix.size() + 1) return -1;
   return std::stoll(name.substr(prefix.size()));
+}
+
+// " (workers are worker-0 .. worker-3)", with "did you mean 'worker-1'?" for "worker-01".
+std::string name_hint(const std::string& name, const std::string& prefix, std::int64_t count, const char* plural) {
+  std::string hint = fmt::format(" ({} are {}0 .. {}{})", plural, prefix, prefix, count - 1);
+  const auto digits = name.find_first_not_of('0', prefix.size());
+  if (name.rfind(prefix, 0) == 0 && digits != prefix.size() && name.size() > prefix.size()) {
+    const std::string plain = prefix + (digits == std::string::npos ? "0" : name.substr(digits));
+    const auto i = indexed(plain, prefix);
+    if (i >= 0 && i < count) hint += fmt::format("; did you mean '{}'?", plain);
+  }
+  return hint;
 }
 
 // The checks every event passes, wherever it was written.
@@ -44,8 +58,8 @@ void check_event(const EventSpec& e, const EventFacts& f) {
   if (is_worker_event(e.kind)) {
     const auto i = indexed(e.target, "worker-");
     if (i < 0 || i >= f.workers)
-      fail(e.where, fmt::format("{} of '{}': no such worker (workers are worker-0 .. worker-{})", kind, e.target,
-                                f.workers - 1));
+      fail(e.where, fmt::format("{} of '{}': no such worker{}", kind, e.target,
+                                name_hint(e.target, "worker-", f.workers, "workers")));
   }
   if (is_server_event(e.kind)) {
     if (!f.has_servers || f.servers == 0)
@@ -54,8 +68,8 @@ void check_event(const EventSpec& e, const EventFacts& f) {
                                 kind, f.scheme));
     const auto j = indexed(e.target, "server-");
     if (j < 0 || j >= f.servers)
-      fail(e.where, fmt::format("{} of '{}': no such server (servers are server-0 .. server-{})", kind, e.target,
-                                f.servers - 1));
+      fail(e.where, fmt::format("{} of '{}': no such server{}", kind, e.target,
+                                name_hint(e.target, "server-", f.servers, "servers")));
     if (f.scheme == "ssp")
       fail(e.where, fmt::format("{} with protocol ssp is not modelled: a restored shard's clock would fall behind "
                                 "the workers' clocks; use sync or async",
@@ -67,6 +81,11 @@ void check_event(const EventSpec& e, const EventFacts& f) {
   }
   if ((e.kind == Kind::WorkerCrash || e.kind == Kind::WorkerRecover) && f.scheme == "hybrid")
     fail(e.where, fmt::format("{} with protocol hybrid is not modelled: use allreduce, sync, async or ssp", kind));
+  if (is_server_event(e.kind) && f.scheme == "hybrid")
+    fail(e.where, fmt::format("{} with protocol hybrid is not modelled: a restored shard would take the embedding "
+                              "rows back to its checkpoint while the all-reduced part goes on, one model at two "
+                              "versions; use sync, async or ssp",
+                              kind));
   if ((e.kind == Kind::WorkerRecover || (e.kind == Kind::WorkerCrash && e.recover_after)) && f.pull_compression)
     fail(e.where, "a worker that recovers with compression.pull is not modelled: it lost the copy the shards' "
                   "deltas are taken against");
@@ -107,13 +126,14 @@ std::vector<std::string> split(const std::string& line) {
   return out;
 }
 
-// Seconds as a plain number, or a duration with its unit.
-TimeNs trace_time(const std::string& text) {
-  try {
-    return seconds_to_ns(parse_number(text));
-  } catch (const std::exception&) {
-    return parse_duration(text);
+// A text file's lines hold no control characters (a NUL would also cut the messages that
+// quote the line): the first one's column, or 0.
+std::size_t control_character(const std::string& line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) return i + 1;
   }
+  return 0;
 }
 
 }  // namespace
@@ -173,6 +193,12 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
   while (std::getline(in, line)) {
     ++number;
     const SourceLocation where{path, number, 1};
+    // A UTF-8 byte order mark (spreadsheets write one) is not part of the header.
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+    if (const std::size_t column = control_character(line))
+      fail({path, number, static_cast<int>(column)},
+           fmt::format("control character 0x{:02x} in column {}: an events file is text (time,kind,target,value)",
+                       static_cast<unsigned char>(line[column - 1]), column));
     if (trim(line).empty() || trim(line)[0] == '#') continue;
     const auto cells = split(line);
     if (!header) {
@@ -190,7 +216,7 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
     EventSpec e;
     e.where = where;
     try {
-      e.at = trace_time(cells[0]);
+      e.at = parse_seconds_or_duration(cells[0]);
       e.kind = parse_event_kind(cells[1]);
     } catch (const std::exception& x) {
       fail(where, x.what());
@@ -206,7 +232,11 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
       switch (e.kind) {
         case Kind::WorkerCrash:
         case Kind::ServerCrash:
-          if (!value.empty()) e.recover_after = trace_time(value);
+          if (!value.empty()) e.recover_after = parse_seconds_or_duration(value);
+          if (e.recover_after == 0)  // as in the YAML list: a host cannot be back at once
+            fail(where, fmt::format("{}: recover_after = {} is out of range: must be greater than 0s (empty: it "
+                                    "does not come back)",
+                                    cells[1], value));
           break;
         case Kind::WorkerRecover:
         case Kind::ServerRecover:
@@ -214,7 +244,7 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
           break;
         case Kind::Link:
           if (!value.empty()) e.bandwidth = value == "0" ? 0.0 : parse_bandwidth(value);
-          if (!latency.empty()) e.latency = trace_time(latency);
+          if (!latency.empty()) e.latency = parse_seconds_or_duration(latency);
           break;
         case Kind::WorkerSpeed:
           e.factor = parse_number(value);

@@ -389,13 +389,17 @@ SchemaPtr event_schema() {
       {{"worker_crash",
         "A worker's host fails: its computation and its messages in flight are cancelled (never delivered late). "
         "Async goes on without it; sync and SSP barriers stop counting it after protocol.failure_timeout; "
-        "all-reduce rebuilds its ring without it then.",
+        "all-reduce stalls until then and rebuilds its ring without it.",
         {target("`worker-<i>`."), recover()}},
-       {"worker_recover", "A worker's host comes back: it pulls the current parameters and goes on.",
+       {"worker_recover",
+        "A worker's host comes back: it pulls the current parameters and goes on. All-reduce rebuilds its ring "
+        "with it at once (before or after protocol.failure_timeout): it gets a copy of the replica and the round "
+        "under way runs again with its gradient.",
         {target("`worker-<i>`.")}},
        {"server_crash",
         "A server host fails: the shards on it lose their state since their last checkpoint "
-        "(cluster.servers.checkpoint); on recovery they read it back and training goes on from there.",
+        "(cluster.servers.checkpoint); on recovery they read it back and training goes on from there. Not "
+        "with protocol hybrid (its shards would roll back while the all-reduced part goes on).",
         {target("`server-<j>`."), recover()}},
        {"server_recover", "A server host comes back (its shards read their checkpoints).", {target("`server-<j>`.")}},
        {"link",
@@ -607,9 +611,10 @@ SchemaPtr build() {
                 "The same events from a CSV trace (e.g. taken from a real cluster), relative to the working "
                 "directory: a header `time,kind,target,value` (an optional `latency` column after `value` is "
                 "read too), then one event per line, times in non-decreasing order. time: seconds or a "
-                "duration (`12.5s`); value: worker_crash and server_crash: recover_after (seconds or a duration; "
-                "empty: none); link: the bandwidth (`500Mbps`, `0`); worker_speed: the factor; recoveries: "
-                "empty."),
+                "duration (`12.5s`); value: worker_crash and server_crash: recover_after (seconds or a duration, "
+                "above 0; empty: none); link: the bandwidth (`500Mbps`, `0`); worker_speed: the factor; "
+                "recoveries: empty. Targets are named as pssim names them (`worker-1`, not `worker-01`). A UTF-8 "
+                "byte order mark before the header is allowed; control characters (a NUL) are not."),
   });
 }
 

@@ -83,6 +83,7 @@ TEST_CASE("a failure timeout holds the sync barrier that long, then it goes on",
   const auto* detected = r.event("failure_detected");
   REQUIRE(detected);
   CHECK(detected->time == 150'000'000);
+  CHECK(detected->note == "barriers stop waiting for it");
   bool gap = false;
   for (std::size_t i = 1; i < r.updates.size(); ++i)
     if (r.updates[i - 1].time < 100'000'000 && r.updates[i].time >= 100'000'000) {
@@ -126,6 +127,8 @@ TEST_CASE("async goes on with the live workers, every worker down stops the run"
     if (u.time > 50'000'000) CHECK(u.worker != 0);
   }
   CHECK(r.event("no_live_workers"));
+  REQUIRE(r.event("failure_detected"));
+  CHECK(r.event("failure_detected")->note == "nothing waited for it (async)");  // async has no barrier
 }
 
 TEST_CASE("all-reduce rebuilds its ring without the lost worker after the timeout", "[dynamics][allreduce]") {
@@ -138,6 +141,8 @@ TEST_CASE("all-reduce rebuilds its ring without the lost worker after the timeou
   REQUIRE(rebuilt);
   CHECK(rebuilt->time == 70'000'000);
   CHECK(rebuilt->value == 3);
+  REQUIRE(r.event("failure_detected"));
+  CHECK(r.event("failure_detected")->note == "the ring is rebuilt without it");
   for (const auto& u : r.updates) CHECK(u.gradients == (u.time <= 70'000'000 ? 4 : 3));
   CHECK(r.updates.back().time > 70'000'000);
 }

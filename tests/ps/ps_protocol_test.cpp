@@ -227,6 +227,19 @@ TEST_CASE("async applies every gradient, equal workers see staleness N - 1", "[p
   CHECK(rig.engine->totals().gradients_applied == 40);
 }
 
+TEST_CASE("async stops at its update limit when more gradients arrive in the same instant", "[ps]") {
+  // 4 identical workers push at the same instant: the 10th update is the 2nd of a group
+  // of 4 arrivals; the two after it are not applied.
+  PsConfig c;
+  c.stop.updates = 10;
+  c.flops_per_iteration = 1e9;
+  Rig rig(4, 1, 10 * GBps, 10 * GBps, 0, c, partition_by_bytes(10'000, 1), {}, 1, {Scheme::Async});
+  rig.run_until_updates();
+  CHECK(rig.log.updates.size() == 10);
+  CHECK(rig.engine->least_updates() == 10);
+  CHECK(rig.engine->totals().gradients_applied == 10);
+}
+
 TEST_CASE("one async worker sees no staleness", "[ps]") {
   PsConfig c;
   c.stop.updates = 10;

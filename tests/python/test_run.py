@@ -135,6 +135,21 @@ def test_thread_and_job_counts_are_checked_as_the_command_checks_them(tmp_path):
     assert pssim.run(tiny, threads=1024).summary["updates"] == 1
 
 
+def test_load_of_a_damaged_directory_names_the_file(tmp_path):
+    r = pssim.run("name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"
+                  "training: {stop: {updates: 2}}\ncluster: {workers: {count: 2}}\n", output=tmp_path / "run")
+    assert pssim.load(r.directory).summary["updates"] == 2
+    damage = [("summary.json", b'{"updates": 2,'), ("summary.json", b"\xff\xfe{}"),
+              ("scenario.yaml", b"name: [unclosed\n"), ("metrics.csv", b'time_s,event\n"1,update\n'),
+              ("workers.csv", b"\xff\xfe\x00")]
+    for name, content in damage:
+        original = (r.directory / name).read_bytes()
+        (r.directory / name).write_bytes(content)
+        with pytest.raises(pssim.InputError, match="^" + re.escape(str(r.directory / name)) + r": damaged or unreadable \("):
+            pssim.load(r.directory)
+        (r.directory / name).write_bytes(original)
+
+
 def test_sweep_and_load_match_the_cli(cli, tmp_path):
     base = tmp_path / "base.yaml"
     base.write_text("name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"
