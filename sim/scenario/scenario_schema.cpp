@@ -378,6 +378,17 @@ SchemaPtr servers_schema() {
                  "to the initial parameters).")});
 }
 
+SchemaPtr inputs_schema() {
+  return map_of({required("key", scalar(VT::String), "The key naming the file: events_file, model.module, "
+                                                      "data.module, or data (a data set)."),
+                 required("path", scalar(VT::Path), "The file (or fortune directory)."),
+                 omittable("sha256", scalar(VT::String), "The SHA-256 of its bytes, in hex."),
+                 omittable("files", scalar(VT::Count, 1), "A directory: the files read."),
+                 omittable("bytes", scalar(VT::Count, 0), "Its size (a directory: of the files read)."),
+                 omittable("modified", scalar(VT::String),
+                           "Its modification time (a directory: the latest), ISO 8601 UTC.")});
+}
+
 SchemaPtr event_schema() {
   const auto target = [](const char* doc) { return required("target", scalar(VT::Name), doc); };
   const auto recover = [] {
@@ -615,6 +626,17 @@ SchemaPtr build() {
                 "above 0; empty: none); link: the bandwidth (`500Mbps`, `0`); worker_speed: the factor; "
                 "recoveries: empty. Targets are named as pssim names them (`worker-1`, not `worker-01`). A UTF-8 "
                 "byte order mark before the header is allowed; control characters (a NUL) are not."),
+      omittable("inputs", list_of(inputs_schema()),
+                "Written by pssim into the resolved scenario (scenario.yaml), not by you: the files the scenario "
+                "reads and what identifies their content when the run started, so a result names its trace, "
+                "module source and data, and a sweep point whose files changed runs again (its identity is its "
+                "resolved scenario). `events_file`, `model.module` and `data.module`: the SHA-256 of the file "
+                "(what `sha256sum` prints). Data sets (`data`: the IDX files, a text corpus): their size in "
+                "bytes and their modification time (UTC), as hashing tens of megabytes on every run and sweep "
+                "point would cost about 0.2 s each; a fortune directory is one entry with the number of `files` "
+                "read, their total `bytes` and the latest modification. A file that does not exist is not "
+                "listed. Whatever a scenario file gives here is replaced by the fingerprints taken when it is "
+                "loaded."),
   });
 }
 
