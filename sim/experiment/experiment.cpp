@@ -335,8 +335,8 @@ void Experiment::evaluate_now() {
   e.test_accuracy = r.accuracy;
   e.language_model = data_->task() == models::TaskKind::language_model;
   e.perplexity = r.perplexity;
-  e.bytes_sent = network_->bytes_sent();
-  e.push_bytes = protocol_->totals().push_bytes;
+  e.bytes_sent = network_->bytes_moved();
+  e.push_bytes = network_->bytes_moved(net::ByteAccount::Push);
   outcome_.final_eval = e;
   ++outcome_.evaluations;
   store_->observe_evaluation(r.loss);  // a plateau schedule's evidence

@@ -341,9 +341,9 @@ class PsProtocol final : public protocol::TrainingProtocol,
   protocol::WorkerTimeSplit::Activity& activity(const Worker& w) { return time_.activity(w.index); }
 
   /// Sends message `tag` of `bytes` whole, or as shard s's pieces (those of `layer` only,
-  /// when given) when pieced.
+  /// when given) when pieced, its bytes counted in `account` (pushes, pulls).
   void send_message(net::NodeId src, net::NodeId dst, const Shard& s, double bytes, std::uint64_t tag,
-                    std::optional<std::size_t> layer = std::nullopt);
+                    net::ByteAccount account, std::optional<std::size_t> layer = std::nullopt);
   /// Overlap with an all-reduced part: its buckets over `layers`.
   void make_buckets(const std::vector<training::Range>& layers, const PsLayout& layout);
   /// Overlap: opens worker w's pushes of this iteration (the gradient, when math).
