@@ -64,7 +64,7 @@ TEST_CASE("an events trace is recorded by its SHA-256, which follows its content
   CHECK(resolved_yaml(again) == resolved_yaml(second));
 }
 
-TEST_CASE("module sources are hashed; data sets are recorded by size and modification time", "[scenario][inputs]") {
+TEST_CASE("module sources are hashed, data sets are recorded by size and modification time", "[scenario][inputs]") {
   const fs::path net = write(scratch() / "torch" / "net.py", "def make():\n    pass\n");
   const fs::path data = write(scratch() / "torch" / "data.py", "x");
   const auto torch = load_scenario_text(
