@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <map>
 #include <ostream>
 #include <sstream>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -91,16 +91,23 @@ void check_event(const EventSpec& e, const EventFacts& f) {
                   "deltas are taken against");
   if (e.kind == Kind::Link) {
     if (!e.bandwidth && !e.latency) fail(e.where, "a link event needs bandwidth, latency or both");
-    const auto known = [&](const std::string& n) { return std::find(f.nodes.begin(), f.nodes.end(), n) != f.nodes.end(); };
+    const auto listed = [](const std::vector<std::string>& names, const std::string& n) {
+      return std::find(names.begin(), names.end(), n) != names.end();
+    };
+    const auto numbered_host = [&](const std::string& n) {
+      const auto w = indexed(n, "worker-"), s = indexed(n, "server-");
+      return (w >= 0 && w < f.workers) || (s >= 0 && s < f.servers);
+    };
+    const auto known = [&](const std::string& n) {
+      return listed(f.switches, n) || listed(f.hosts, n) || (f.numbered_hosts && numbered_host(n));
+    };
     const auto sep = e.target.find("--");
     if (sep != std::string::npos) {
       const std::string a = e.target.substr(0, sep), b = e.target.substr(sep + 2);
       for (const auto* end : {&a, &b})
         if (!known(*end)) fail(e.where, fmt::format("link '{}': no node named '{}'", e.target, *end));
     } else {
-      const auto w = indexed(e.target, "worker-"), s = indexed(e.target, "server-");
-      const bool host = std::find(f.hosts.begin(), f.hosts.end(), e.target) != f.hosts.end();
-      if (!host && !(w >= 0 && w < f.workers) && !(s >= 0 && s < f.servers))
+      if (!listed(f.hosts, e.target) && !numbered_host(e.target))
         fail(e.where, fmt::format("link '{}': no such host; a link target is a host (its NIC), e.g. worker-0, or "
                                   "a link between two nodes, a--b",
                                   e.target));
@@ -182,10 +189,30 @@ std::vector<EventSpec> read_events(const ConfigNode& list, const EventFacts& fac
   return out;
 }
 
-std::vector<EventSpec> read_events_file(const std::string& path, const EventFacts& facts) {
-  std::ifstream in(path);
+namespace {
+
+// Lines of a file (a last one without a newline included): what a trace may hold.
+std::size_t count_lines(std::istream& in) {
+  std::size_t lines = 0;
+  char last = '\n';
+  std::vector<char> chunk(1 << 16);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    lines += static_cast<std::size_t>(std::count(chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n), '\n'));
+    if (n > 0) last = chunk[n - 1];
+  }
+  return lines + (last == '\n' ? 0 : 1);
+}
+
+}  // namespace
+
+void read_events_file(const std::string& path, const EventFacts& facts, Timeline& into) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(SourceLocation{path, 0, 0}, fmt::format("cannot read the events file '{}'", path));
-  std::vector<EventSpec> out;
+  into.reserve_trace(count_lines(in));
+  in.clear();
+  in.seekg(0);
   std::string line;
   int number = 0;
   bool header = false, latency_column = false;
@@ -256,10 +283,9 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
     }
     if (!latency.empty() && e.kind != Kind::Link) fail(where, "latency applies to link events only");
     check_event(e, facts);
-    out.push_back(std::move(e));
+    into.add_trace_line(e);
   }
   if (!header) fail(SourceLocation{path, std::max(number, 1), 1}, "the events file has no header (time,kind,target,value)");
-  return out;
 }
 
 void write_events_file(const std::vector<EventSpec>& events, std::ostream& out) {
@@ -283,47 +309,50 @@ void write_events_file(const std::vector<EventSpec>& events, std::ostream& out) 
   }
 }
 
-void check_timeline(const std::vector<EventSpec>& events) {
-  std::map<std::string, bool> random_crashes;  // targets with recurring or Poisson crashes
-  for (const auto& e : events)
-    if (is_crash(e.kind) && e.recurring()) random_crashes[e.target] = true;
-  // One-shot crashes and recoveries in time order (ties: as written); a crash with
-  // recover_after brings its recovery along.
-  struct Step {
-    TimeNs time;
-    std::size_t order;
-    bool crash;
-    const EventSpec* event;
+void check_timeline(const Timeline& timeline) {
+  // Targets by number, so that a step is small (a trace may hold millions of crashes).
+  std::unordered_map<std::string, std::uint32_t> target_of;
+  const auto target = [&](const std::string& name) {
+    return target_of.try_emplace(name, static_cast<std::uint32_t>(target_of.size())).first->second;
   };
+  std::vector<bool> random_crashes;  // per target: it has recurring or Poisson crashes
+  // One-shot crashes and recoveries in time order (ties: as written); a crash with
+  // recover_after brings its recovery along, right after it in that order.
+  struct Step {  // 24 bytes
+    TimeNs time;
+    std::uint32_t order;  // 2 x entry, + 1 for a crash's automatic recovery
+    std::uint32_t target;
+    bool crash;
+  };
+  if (timeline.size() >= (std::size_t{1} << 31)) throw std::length_error("more than 2^31 events");
   std::vector<Step> steps;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const EventSpec& e = events[i];
-    if (e.recurring()) continue;
-    if (is_crash(e.kind)) {
-      steps.push_back({e.at, 2 * i, true, &e});
-      if (e.recover_after) steps.push_back({e.at + *e.recover_after, 2 * i + 1, false, nullptr});
-    } else if (e.kind == Kind::WorkerRecover || e.kind == Kind::ServerRecover) {
-      steps.push_back({e.at, 2 * i, false, &e});
+  for (std::size_t i = 0; i < timeline.size(); ++i) {
+    const EventSpec e = timeline.entry(i);
+    const bool crash = is_crash(e.kind);
+    if (!crash && e.kind != Kind::WorkerRecover && e.kind != Kind::ServerRecover) continue;
+    const std::uint32_t t = target(e.target);
+    if (e.recurring()) {
+      if (crash) random_crashes.resize(std::max<std::size_t>(random_crashes.size(), t + 1)), random_crashes[t] = true;
+      continue;
     }
+    const auto order = static_cast<std::uint32_t>(2 * i);
+    steps.push_back({e.at, order, t, crash});
+    if (crash && e.recover_after) steps.push_back({e.at + *e.recover_after, order + 1, t, false});
   }
-  std::stable_sort(steps.begin(), steps.end(),
-                   [](const Step& a, const Step& b) { return a.time != b.time ? a.time < b.time : a.order < b.order; });
-  std::map<std::string, int> down;  // target -> crashes not yet recovered
-  std::map<std::size_t, std::string> automatic;
+  std::sort(steps.begin(), steps.end(),
+            [](const Step& a, const Step& b) { return a.time != b.time ? a.time < b.time : a.order < b.order; });
+  std::vector<int> down(target_of.size(), 0);  // per target: crashes not yet recovered
+  random_crashes.resize(target_of.size());
   for (const Step& s : steps) {
     if (s.crash) {
-      ++down[s.event->target];
-      if (s.event->recover_after) automatic[s.order + 1] = s.event->target;
-      continue;
+      ++down[s.target];
+    } else if (down[s.target] > 0) {
+      --down[s.target];
+    } else if (s.order % 2 == 0 && !random_crashes[s.target]) {  // a written recovery
+      const EventSpec e = timeline.entry(s.order / 2);
+      fail(e.where, fmt::format("{} of '{}' at {} s: it has not crashed (no crash of it before this time)",
+                                to_string(e.kind), e.target, to_seconds(e.at)));
     }
-    const std::string& target = s.event ? s.event->target : automatic[s.order];
-    if (down[target] > 0) {
-      --down[target];
-      continue;
-    }
-    if (s.event && !random_crashes.count(target))
-      fail(s.event->where, fmt::format("{} of '{}' at {} s: it has not crashed (no crash of it before this time)",
-                                       to_string(s.event->kind), target, to_seconds(s.event->at)));
   }
 }
 

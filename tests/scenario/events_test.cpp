@@ -48,9 +48,7 @@ EventFacts facts() {
   f.workers = 4;
   f.servers = 2;
   f.scheme = "sync";
-  f.hosts = {"worker-0", "worker-1", "worker-2", "worker-3", "server-0", "server-1"};
-  f.nodes = f.hosts;
-  f.nodes.push_back("switch");
+  f.switches = {"switch"};
   return f;
 }
 
@@ -73,18 +71,20 @@ TEST_CASE("every event kind round-trips through the trace file", "[scenario][eve
   std::ostringstream out;
   write_events_file(events, out);
   const TempFile file("pssim-trace", out.str());
-  const auto back = read_events_file(file.path.string(), facts());
-  REQUIRE(back.size() == events.size());
+  Timeline timeline;
+  read_events_file(file.path.string(), facts(), timeline);
+  REQUIRE(timeline.size() == events.size());
   for (std::size_t i = 0; i < events.size(); ++i) {
     CAPTURE(i, out.str());
-    CHECK(back[i].kind == events[i].kind);
-    CHECK(back[i].target == events[i].target);
-    CHECK(back[i].at == events[i].at);
-    CHECK(back[i].recover_after == events[i].recover_after);
-    CHECK(back[i].bandwidth == events[i].bandwidth);
-    CHECK(back[i].latency == events[i].latency);
-    CHECK(back[i].factor == events[i].factor);
-    CHECK(back[i].where.line == static_cast<int>(i) + 2);  // after the header
+    const EventSpec back = timeline.entry(i);
+    CHECK(back.kind == events[i].kind);
+    CHECK(back.target == events[i].target);
+    CHECK(back.at == events[i].at);
+    CHECK(back.recover_after == events[i].recover_after);
+    CHECK(back.bandwidth == events[i].bandwidth);
+    CHECK(back.latency == events[i].latency);
+    CHECK(back.factor == events[i].factor);
+    CHECK(back.where.line == static_cast<int>(i) + 2);  // after the header
   }
 }
 
@@ -98,17 +98,18 @@ TEST_CASE("events_file and events: give the same timeline", "[scenario][events]"
   - {at: 3s, kind: worker_speed, target: worker-2, factor: 0.5}
 )",
                                                 "s.yaml");
-  const auto& a = from_file.scenario.dynamics.events;
-  const auto& b = inline_events.scenario.dynamics.events;
-  REQUIRE(a.size() == 3);
-  REQUIRE(b.size() == 3);
+  const Timeline& from_trace = *from_file.scenario.dynamics.timeline;
+  const Timeline& listed = *inline_events.scenario.dynamics.timeline;
+  REQUIRE(from_trace.size() == 3);
+  REQUIRE(listed.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
-    CHECK(a[i].kind == b[i].kind);
-    CHECK(a[i].at == b[i].at);
-    CHECK(a[i].target == b[i].target);
-    CHECK(a[i].recover_after == b[i].recover_after);
-    CHECK(a[i].bandwidth == b[i].bandwidth);
-    CHECK(a[i].factor == b[i].factor);
+    const EventSpec a = from_trace.entry(i), b = listed.entry(i);
+    CHECK(a.kind == b.kind);
+    CHECK(a.at == b.at);
+    CHECK(a.target == b.target);
+    CHECK(a.recover_after == b.recover_after);
+    CHECK(a.bandwidth == b.bandwidth);
+    CHECK(a.factor == b.factor);
   }
 }
 
@@ -160,8 +161,8 @@ TEST_CASE("trace quirks: a byte order mark, negative times, control characters, 
   // A UTF-8 byte order mark before the header (spreadsheets write one) is no part of it.
   const TempFile bom("pssim-bom", "\xEF\xBB\xBFtime,kind,target,value\n1,worker_speed,worker-1,0.5\n");
   const auto loaded = load_scenario_text(base + "events_file: " + bom.path.string() + "\n", "s.yaml");
-  REQUIRE(loaded.scenario.dynamics.events.size() == 1);
-  CHECK(loaded.scenario.dynamics.events[0].factor == 0.5);
+  REQUIRE(loaded.scenario.dynamics.timeline->size() == 1);
+  CHECK(loaded.scenario.dynamics.timeline->entry(0).factor == 0.5);
   // A negative time is said to be one, in seconds or with a unit; a recovery delay too.
   CHECK(trace_error("pssim-neg", "time,kind,target,value\n-1,worker_crash,worker-1,\n") ==
         ":2:1: error: '-1' is negative; a duration cannot be");
