@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/experiment/build_topology.hpp"
+#include "sim/experiment/memory_estimate.hpp"
 
 namespace pssim::experiment {
 namespace {
@@ -197,9 +198,10 @@ Experiment::~Experiment() = default;
 
 Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const ExternalMath* external)
     : scenario_(s), scheme_(schemes::find(s.protocol.scheme)), threads_(threads), external_(external), sim_(s.seed) {
+  build_model();
+  check_memory(s, scheme_, params_);  // before what grows with the cluster is built
   BuiltTopology built = build_topology(s, scheme_.layout != schemes::Layout::AllReduced);
   topology_ = std::move(built.topology);
-  build_model();
 
   const auto& servers = s.cluster.servers;
   schemes::LayoutInputs in;

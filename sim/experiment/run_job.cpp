@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "models/data/data_error.hpp"
+#include "sim/experiment/memory_estimate.hpp"
 #include "sim/experiment/run_outputs.hpp"
 #include "sim/experiment/trace_recorder.hpp"
 #include "sim/output/atomic_file.hpp"
@@ -34,7 +35,7 @@ const scenario::ConfigNode* named_key(const scenario::ConfigNode& root, const st
 // A scenario the validator accepted can still fail to build (a disconnected topology,
 // more shards than tensors ...): that is the scenario's fault, not the run's, and it is
 // reported at the key it names when the user wrote that key. Data errors, lack of memory
-// and threads the system refuses keep their own type.
+// (found, or foreseen) and threads the system refuses keep their own type.
 std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, const JobOptions& options) {
   try {
     return std::make_unique<Experiment>(loaded.scenario, options.threads, options.external);
@@ -42,7 +43,9 @@ std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, const 
     throw;
   } catch (const std::bad_alloc&) {
     throw;
-  } catch (const parallel::ThreadsRefused&) {  // the machine's limit, not the scenario's fault
+  } catch (const parallel::ThreadsRefused&) {  // the machine's limits, not the scenario's fault
+    throw;
+  } catch (const MemoryTooSmall&) {
     throw;
   } catch (const std::exception& e) {
     if (const scenario::ConfigNode* at = named_key(loaded.resolved, e.what()))

@@ -419,10 +419,10 @@ grid:
                       Catch::Contains("compute alone"));
 }
 
-TEST_CASE("the shipped scenarios are valid", "[cli]") {
+TEST_CASE("the shipped and benchmark scenarios are valid (and pass the memory estimate)", "[cli]") {
   int checked = 0;
   for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing",
-                          fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "sweeps"})
+                          fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "sweeps", fs::path(PSSIM_SOURCE_DIR) / "bench" / "scenarios"})
     for (const auto& entry : fs::directory_iterator(dir)) {
       if (entry.path().extension() != ".yaml") continue;
       const Result r = pssim("validate " + entry.path().string());
