@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include <boost/random/bernoulli_distribution.hpp>
 #include <boost/random/exponential_distribution.hpp>
@@ -106,7 +107,7 @@ void Dynamics::start() {
   }
   for (std::size_t w = 0; w < markov_.size(); ++w) {
     const double mean = to_seconds(markov_factor_[w] < 1 ? speed.mean_slow : speed.mean_normal);
-    schedule(sim_.now() + exponential_ns(markov_[w], mean), Firing::What::MarkovFlip, w);
+    schedule(after(exponential_ns(markov_[w], mean)), Firing::What::MarkovFlip, w);
   }
 }
 
@@ -116,8 +117,13 @@ void Dynamics::markov_flip(std::size_t w) {
   markov_factor_[w] = slow ? 1.0 / speed.slowdown : 1.0;
   set_speed(w);
   report(slow ? "straggler_slow" : "straggler_normal", fmt::format("worker-{}", w), markov_factor_[w]);
-  schedule(sim_.now() + exponential_ns(markov_[w], to_seconds(slow ? speed.mean_slow : speed.mean_normal)),
+  schedule(after(exponential_ns(markov_[w], to_seconds(slow ? speed.mean_slow : speed.mean_normal))),
            Firing::What::MarkovFlip, w);
+}
+
+TimeNs Dynamics::after(TimeNs delay) const {
+  if (delay > kTimeMax - sim_.now()) throw std::overflow_error("event time beyond the simulator's range");
+  return sim_.now() + delay;
 }
 
 void Dynamics::schedule(TimeNs at, Firing::What what, std::size_t index) {
@@ -160,7 +166,7 @@ void Dynamics::fire_entry(std::size_t spec) {
   if (e.kind == Kind::WorkerRecover && !e.recurring()) --scheduled_recoveries_;
   apply(e, spec);
   if (!e.recurring()) return;
-  const TimeNs next = sim_.now() + (e.every ? *e.every : exponential_ns(poisson_.at(spec), 1.0 / *e.rate));
+  const TimeNs next = after(e.every ? *e.every : exponential_ns(poisson_.at(spec), 1.0 / *e.rate));
   if (e.until && next > *e.until) return;
   count_pending(e, false, +1);
   schedule(next, Firing::What::Recurring, spec);
@@ -180,7 +186,7 @@ void Dynamics::apply(const EventSpec& e, std::size_t spec) {
       worker_event(w, false, e, "worker_crash");
       if (was_up && e.recover_after) {
         ++scheduled_recoveries_;
-        schedule(sim_.now() + *e.recover_after, Firing::What::Recovery, spec);
+        schedule(after(*e.recover_after), Firing::What::Recovery, spec);
       }
       check_stalled();
       break;
@@ -192,7 +198,7 @@ void Dynamics::apply(const EventSpec& e, std::size_t spec) {
       server_event(j, false, e, "server_crash");
       if (was_up && e.recover_after) {
         count_pending(e, true, +1);
-        schedule(sim_.now() + *e.recover_after, Firing::What::Recovery, spec);
+        schedule(after(*e.recover_after), Firing::What::Recovery, spec);
       }
       break;
     }

@@ -71,6 +71,9 @@ class Dynamics {
     enum class What : std::uint8_t { Recurring, Recovery, MarkovFlip } what;
     std::size_t index;  // the timeline's entry; a Markov flip: the worker
   };
+  /// now + delay; throws std::overflow_error beyond the simulator's range (as
+  /// Simulator::schedule_after does).
+  TimeNs after(TimeNs delay) const;
   void schedule(TimeNs at, Firing::What what, std::size_t index);
   void fire(Firing* f);
   void fire_next_one_shot();
