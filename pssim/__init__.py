@@ -15,6 +15,7 @@ A run is the pssim command's run, in this process: the same files (in `output`, 
 temporary directory kept while the result lives), the same bytes for the same scenario and
 seed, the same error messages (raised as ScenarioError, InputError or RunError).
 """
+import numbers
 import os
 import pathlib
 import subprocess
@@ -49,9 +50,9 @@ def _count(name, value, default):
     `default` for None."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_THREADS:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= _MAX_THREADS:
         raise InputError("{} = {!r}: must be a whole number from 1 to {}".format(name, value, _MAX_THREADS))
-    return value
+    return int(value)  # numpy integers too
 
 
 def _cores():
