@@ -317,7 +317,8 @@ void check_timeline(const Timeline& timeline) {
   };
   std::vector<bool> random_crashes;  // per target: it has recurring or Poisson crashes
   // One-shot crashes and recoveries in time order (ties: as written); a crash with
-  // recover_after brings its recovery along, right after it in that order.
+  // recover_after brings its recovery along, at its own time, ordered among ties as if
+  // written right after the crash.
   struct Step {  // 24 bytes
     TimeNs time;
     std::uint32_t order;  // 2 x entry, + 1 for a crash's automatic recovery
