@@ -47,6 +47,14 @@ std::string cluster(const std::string& protocol, const std::string& stop, const 
          "protocol: " + protocol + "\n" + extra;
 }
 
+// The first ring rebuild happened at `time`, over `workers` workers.
+void check_first_rebuild(const Record& r, TimeNs time, int workers) {
+  const auto* rebuilt = r.event("ring_rebuilt");
+  REQUIRE(rebuilt);
+  CHECK(rebuilt->time == time);
+  CHECK(rebuilt->value == workers);
+}
+
 double harmonic(int n) {
   double h = 0;
   for (int k = 1; k <= n; ++k) h += 1.0 / k;
@@ -137,10 +145,7 @@ TEST_CASE("all-reduce rebuilds its ring without the lost worker after the timeou
   Record r;
   const auto stats = e.run(&r);
   CHECK(stats.stopped_by == experiment::StopReason::Updates);
-  const auto* rebuilt = r.event("ring_rebuilt");
-  REQUIRE(rebuilt);
-  CHECK(rebuilt->time == 70'000'000);
-  CHECK(rebuilt->value == 3);
+  check_first_rebuild(r, 70'000'000, 3);
   REQUIRE(r.event("failure_detected"));
   CHECK(r.event("failure_detected")->note == "the ring is rebuilt without it");
   for (const auto& u : r.updates) CHECK(u.gradients == (u.time <= 70'000'000 ? 4 : 3));
@@ -177,10 +182,7 @@ TEST_CASE("all-reduce: a worker back before failure_timeout rejoins the ring at 
     Record r;
     const auto stats = e.run(&r);
     CHECK(stats.stopped_by == experiment::StopReason::SimTime);
-    const auto* rebuilt = r.event("ring_rebuilt");
-    REQUIRE(rebuilt);
-    CHECK(rebuilt->time == 450'000'000);
-    CHECK(rebuilt->value == workers);
+    check_first_rebuild(r, 450'000'000, workers);
     CHECK_FALSE(r.event("failure_detected"));
     int after = 0;
     for (const auto& u : r.updates) {
