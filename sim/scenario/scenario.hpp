@@ -208,7 +208,6 @@ struct OutputConfig {
   bool trace = false;                                ///< write trace.json
 };
 
-
 /// Protocol semantics under failures.
 struct DynamicsConfig {
   /// `events:` then `events_file:`, in that order; shared by the copies of a scenario (a
