@@ -5,7 +5,6 @@
 #include <fstream>
 #include <limits>
 #include <utility>
-#include <sstream>
 
 #include <fmt/format.h>
 

@@ -3,9 +3,9 @@
 // instead of building for a minute and then running out of memory.
 //
 // The estimate is a lower bound of what the first round needs, from the terms that grow
-// with the cluster (measured, bench/scale_sharded_sync.sh and the figures in README's
-// benchmarks: 2.0 kB per worker with one shard, 2.4 kB under a ring all-reduce, 3.5 kB with
-// 8 shards, 4.7 kB in async with stragglers):
+// with the cluster (peak RSS measured on this project's machine, docs/benchmarks.md "Will it
+// fit?": 2.0 kB per worker with one shard, 2.4 kB under a ring all-reduce, 3.5 kB with 8
+// shards, 4.7 kB in async with stragglers):
 //   simulation   1.5 kB per worker (its host and NIC links in the network, its protocol
 //                state and time split) + 150 bytes per worker and shard (its messages
 //                in flight); the smallest measured cost is 2.0 kB per worker

@@ -35,7 +35,7 @@ TEST_CASE("the memory estimate stays below what runs were measured to use", "[ex
   CHECK(estimate(timing(65536, "  servers: {placement: colocated, shards: 8}\n"), 25'000'000) < 224.6e6);
   CHECK(estimate(timing(4096, "protocol: {mode: allreduce}\n"), 25'000'000) < 16.7e6);
   CHECK(estimate(timing(65536, "  servers: {count: 1}\nprotocol: {mode: async}\n"), 25'000'000) < 132.0e6);
-  // bench/scale_sharded_sync.sh at 262,144 workers, 8 shards: 898 MB (README).
+  // bench/scale_sharded_sync.sh at 262,144 workers, 8 shards: 898 MB (docs/benchmarks.md).
   CHECK(estimate(timing(262144, "  servers: {count: 8}\n"), 25'000'000) < 898e6);
   // With math, sync holds a gradient per worker until the update: bench/scenarios/
   // sync16-mnist-net.yaml's 16 x 4.8 MB; async the parameters once.

@@ -1,5 +1,5 @@
-// The job pool: results in submission order whatever the threads, errors carried to
-// wait(), and a clear error when the system refuses threads.
+// The job pool: every job runs once, whatever the threads, errors are carried to wait(),
+// and threads the system refuses are a clear error.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
