@@ -3,6 +3,8 @@
 # 600), one after the other, on a working copy of its seed corpus:
 #
 #   scenario   the scenario loader and validator: the shipped and the bad scenarios
+#   events     the events CSV reader (events_file) and the timeline checks: small traces
+#              of every event kind, a byte order mark, comments, bad lines
 #   idx        the IDX reader and image/label pairs: small generated IDX files and
 #              Fashion-MNIST's label files when installed
 #   corpus     the text corpus reader, tokenizer and language-model data: heads of
@@ -10,15 +12,17 @@
 #
 # A crash leaves crash-* in the repository root and stops the script. Once fixed, add
 # the input to the tests: a scenario to tests/cli/bad_scenarios (with its expected
-# message), a data file as a file the data tests generate.
+# message), a trace to tests/scenario/events_test.cpp, a data file as a file the data
+# tests generate.
 #
-#   fuzz/run.sh [SECONDS] [TARGET...]      (default: scenario idx corpus)
+#   fuzz/run.sh [SECONDS] [TARGET...]      (default: scenario events idx corpus)
 set -euo pipefail
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario idx corpus)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario events idx corpus)
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh --fuzz
 cmake --preset fuzz > /dev/null
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=(--target "${t}_fuzzer"); done
@@ -37,6 +41,13 @@ seed_idx() {  # small IDX files, raw: 2 images of 3x2 with labels, and edge case
     [ -e "$f" ] && cp "$f" "$d/"
   done
 }
+seed_events() {  # the first byte is options (workers, servers, scheme); the rest is a trace
+  local d=$1
+  printf '\x1ftime,kind,target,value\n0.5,worker_crash,worker-1,2s\n1,link,server-0,500Mbps\n3,worker_speed,worker-2,0.5\n' > "$d/kinds"
+  printf '\x1ftime,kind,target,value,latency\n# a comment\n\n1ms,link,worker-0--switch,0,\n2ms,link,worker-0--switch,1Gbps,5us\n' > "$d/latency"
+  printf '\x0b\xef\xbb\xbftime,kind,target,value\n1,server_crash,server-1,\n2,server_recover,server-1,\n3,worker_recover,worker-0,\n' > "$d/bom"
+  printf '\x67time,kind,target,value\n1e-9,worker_crash,worker-01,-1\n0.5,worker_cr\0ash,worker-1,\n' > "$d/bad"
+}
 seed_corpus() {  # the first 2 bytes are options; the rest is text
   local d=$1 i=0
   for f in /usr/share/games/fortunes/fortunes /usr/share/games/fortunes/science README.md docs/models.md; do
@@ -52,9 +63,10 @@ for t in "${targets[@]}"; do
   case $t in
     scenario) cp scenarios/*.yaml scenarios/timing/*.yaml tests/cli/bad_scenarios/*.yaml "$work"/ 2>/dev/null || true
               max_len=8192 ;;
+    events) seed_events "$work"; max_len=8192 ;;
     idx) seed_idx "$work"; max_len=16384 ;;
     corpus) seed_corpus "$work"; max_len=8192 ;;
-    *) echo "fuzz/run.sh: unknown target '$t' (scenario, idx, corpus)" >&2; exit 2 ;;
+    *) echo "fuzz/run.sh: unknown target '$t' (scenario, events, idx, corpus)" >&2; exit 2 ;;
   esac
   echo "== ${t}_fuzzer for ${seconds} s"
   # -rss_limit_mb guards against inputs that blow up memory; -timeout against hangs.

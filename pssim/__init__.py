@@ -15,6 +15,7 @@ A run is the pssim command's run, in this process: the same files (in `output`, 
 temporary directory kept while the result lives), the same bytes for the same scenario and
 seed, the same error messages (raised as ScenarioError, InputError or RunError).
 """
+import numbers
 import os
 import pathlib
 import subprocess
@@ -39,6 +40,23 @@ def _extension():
 
 def _on_main_thread():
     return threading.current_thread() is threading.main_thread()
+
+
+_MAX_THREADS = 1024  # as the pssim command's --threads and -j
+
+
+def _count(name, value, default):
+    """A thread or job count: a whole number in 1 .. 1024 (the pssim command's range), or
+    `default` for None."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= _MAX_THREADS:
+        raise InputError("{} = {!r}: must be a whole number from 1 to {}".format(name, value, _MAX_THREADS))
+    return int(value)  # numpy integers too
+
+
+def _cores():
+    return min(os.cpu_count() or 1, _MAX_THREADS)
 
 
 def _output(output, prefix):
@@ -70,6 +88,7 @@ def run(scenario, overrides=None, seed=None, threads=None, output=None, *, model
     """
     from . import _progress, _scenario, _torch
     from ._results import parameters_dict
+    threads = _count("threads", threads, _cores())
     native = _extension()
     path, text, source = _scenario.source_of(scenario)
     sets = _scenario.torch_overrides(scenario, model, data) + _scenario.assignments(overrides)
@@ -77,7 +96,7 @@ def run(scenario, overrides=None, seed=None, threads=None, output=None, *, model
     provider = _torch.Provider(model, data)
     bar = _progress.Bar(progress, "pssim run", 1.0)
     try:
-        out = native.run(path, text, source, sets, seed, threads or os.cpu_count() or 1, directory,
+        out = native.run(path, text, source, sets, seed, threads, directory,
                          bar.run_progress, provider, _on_main_thread())
     finally:
         bar.close()
@@ -102,6 +121,8 @@ def sweep(sweep_file, output=None, jobs=None, threads=1, *, model=None, data=Non
     not submitted, so a sweep resumes. model and data, if given, are pickled to the tasks.
     """
     from . import _progress, _torch
+    jobs = _count("jobs", jobs, _cores())
+    threads = _count("threads", threads, 1)
     native = _extension()
     directory, tmp = _output(output, "pssim-sweep-")
     if executor is not None:
@@ -111,7 +132,7 @@ def sweep(sweep_file, output=None, jobs=None, threads=1, *, model=None, data=Non
     provider = _torch.Provider(model, data)
     bar = _progress.Bar(progress, "pssim sweep", 1)
     try:
-        native.sweep(os.fspath(sweep_file), directory, jobs or os.cpu_count() or 1, threads, [],
+        native.sweep(os.fspath(sweep_file), directory, jobs, threads, [],
                      bar.sweep_progress, provider, _on_main_thread())
     finally:
         bar.close()

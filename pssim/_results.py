@@ -9,8 +9,17 @@ import yaml
 from ._errors import InputError
 
 
+def _read(path, reader):
+    """reader(path), with a damaged or unreadable file reported as an InputError naming it
+    (not a JSONDecodeError, UnicodeDecodeError or pandas ParserError)."""
+    try:
+        return reader(path)
+    except (ValueError, OSError, yaml.YAMLError) as e:  # decoding and parsing errors are ValueErrors
+        raise InputError("{}: damaged or unreadable ({}: {})".format(path, type(e).__name__, e)) from e
+
+
 def _csv(path):
-    return pd.read_csv(path) if path.exists() else pd.DataFrame()
+    return _read(path, pd.read_csv) if path.exists() else pd.DataFrame()
 
 
 class Result:
@@ -34,8 +43,8 @@ class Result:
         if not summary.exists():
             raise InputError("{}: not a complete run directory (no summary.json)".format(directory))
         self.directory = directory
-        self.summary = json.loads(summary.read_text())
-        self.scenario = yaml.safe_load((directory / "scenario.yaml").read_text())
+        self.summary = _read(summary, lambda p: json.loads(p.read_text()))
+        self.scenario = _read(directory / "scenario.yaml", lambda p: yaml.safe_load(p.read_text()))
         self.metrics = _csv(directory / "metrics.csv")
         self.rounds = _csv(directory / "rounds.csv")
         self.workers = _csv(directory / "workers.csv")
@@ -86,7 +95,7 @@ class SweepResult:
         if not table.exists():
             raise InputError("{}: not a complete sweep directory (no sweep.csv)".format(directory))
         self.directory = directory
-        self.table = pd.read_csv(table)
+        self.table = _read(table, pd.read_csv)
         self.points = []
         for point, status in zip(self.table["point"], self.table["status"]):
             path = directory / "points" / "{:04d}".format(int(point))

@@ -8,6 +8,7 @@
 #   scripts/install-deps.sh --simgrid    also SimGrid, for bench/compare_simgrid.sh
 #   scripts/install-deps.sh --torch      also PyTorch and OpenBLAS's OpenMP build, for
 #                                        bench/models_vs_torch.sh
+#   scripts/install-deps.sh --fuzz       also clang and libFuzzer, for fuzz/run.sh
 set -euo pipefail
 
 packages=(
@@ -31,7 +32,8 @@ for arg in "$@"; do
     --all) packages+=("${all[@]}") ;;
     --simgrid) packages+=(libsimgrid-dev) ;;
     --torch) packages+=(python3-torch libopenblas0-openmp) ;;
-    *) echo "install-deps.sh: unknown option '$arg' (known: --all, --simgrid, --torch)" >&2; exit 2 ;;
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --all, --simgrid, --torch, --fuzz)" >&2; exit 2 ;;
   esac
 done
 

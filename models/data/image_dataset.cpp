@@ -88,17 +88,32 @@ void check_test_split(const ImageDataset& train, ImageDataset& test) {
   test.num_classes = train.num_classes;
 }
 
+namespace {
+// The gzipped file when it exists or neither does (its name is then in the error), else
+// the plain one.
+std::string idx_file(const std::string& dir, Split split, const std::string& stem) {
+  const std::string base = dir.empty() ? kFashionMnistDir : dir;
+  const std::string prefix = split == Split::train ? "train" : "t10k";
+  const auto gz = fmt::format("{}/{}-{}.gz", base, prefix, stem);
+  const auto raw = fmt::format("{}/{}-{}", base, prefix, stem);
+  std::error_code ec;
+  if (std::filesystem::exists(gz, ec) || !std::filesystem::exists(raw, ec)) return gz;
+  return raw;
+}
+}  // namespace
+
+std::vector<std::string> mnist_dir_files(const std::string& dir) {
+  std::vector<std::string> files;
+  for (Split split : {Split::train, Split::test})
+    for (const char* stem : {"images-idx3-ubyte", "labels-idx1-ubyte"}) files.push_back(idx_file(dir, split, stem));
+  return files;
+}
+
 ImageDataset load_mnist_dir(const std::string& dir, Split split, PixelScaling scaling) {
   const bool debian = dir.empty();
   const std::string base = debian ? kFashionMnistDir : dir;
   const std::string prefix = split == Split::train ? "train" : "t10k";
-  auto pick = [&](const std::string& stem) {
-    const auto gz = fmt::format("{}/{}-{}.gz", base, prefix, stem);
-    const auto raw = fmt::format("{}/{}-{}", base, prefix, stem);
-    std::error_code ec;
-    if (std::filesystem::exists(gz, ec) || !std::filesystem::exists(raw, ec)) return gz;
-    return raw;
-  };
+  auto pick = [&](const std::string& stem) { return idx_file(dir, split, stem); };
   const std::string hint =
       debian ? "install the Debian package that provides it (apt-get install "
                "dataset-fashion-mnist), or set data.path to a directory holding the IDX files"

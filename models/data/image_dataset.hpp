@@ -65,5 +65,8 @@ void check_test_split(const ImageDataset& train, ImageDataset& test);
 /// used when present). `dir` empty: Debian's Fashion-MNIST location; a missing file then
 /// names the package to install.
 ImageDataset load_mnist_dir(const std::string& dir, Split split, PixelScaling scaling = {});
+/// The four IDX files load_mnist_dir reads from `dir` (empty: kFashionMnistDir): train
+/// images and labels, then test images and labels, each gzipped or not as found.
+std::vector<std::string> mnist_dir_files(const std::string& dir);
 
 }  // namespace pssim::models

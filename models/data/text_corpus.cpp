@@ -142,6 +142,22 @@ class Interner {
 
 }  // namespace
 
+std::vector<fs::path> corpus_files(const std::string& path_in) {
+  const fs::path path = path_in.empty() ? fs::path(kDefaultCorpusDir) : fs::path(path_in);
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    // Fortune data files have no extension; .dat (strfile index) and .u8 are not text.
+    if (entry.is_regular_file() && !entry.is_symlink() && !entry.path().has_extension()) {
+      files.push_back(entry.path());
+    }
+  }
+  if (ec) throw DataError(fmt::format("corpus directory '{}' cannot be read: {}", path.string(), ec.message()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 std::string read_text_source(const std::string& path_in) {
   const bool is_default = path_in.empty();
   const fs::path path = is_default ? fs::path(kDefaultCorpusDir) : fs::path(path_in);
@@ -154,18 +170,9 @@ std::string read_text_source(const std::string& path_in) {
                    : "set data.corpus to a plain text file or a fortune directory"));
   }
   if (!fs::is_directory(path, ec)) return read_file(path, kMaxCorpusBytes);
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    // Fortune data files have no extension; .dat (strfile index) and .u8 are not text.
-    if (entry.is_regular_file() && !entry.is_symlink() && !entry.path().has_extension()) {
-      files.push_back(entry.path());
-    }
-  }
-  if (ec) throw DataError(fmt::format("corpus directory '{}' cannot be read: {}", path.string(), ec.message()));
-  std::sort(files.begin(), files.end());
   std::string text;
   std::uintmax_t read = 0;
-  for (const auto& f : files) {
+  for (const auto& f : corpus_files(path.string())) {
     const std::string raw = read_file(f, kMaxCorpusBytes - read);
     read += raw.size();
     text += fortunes_text(raw) + "\n";

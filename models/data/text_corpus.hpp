@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,10 @@ TokenLevel parse_token_level(std::string_view name);  ///< "char" | "character" 
 /// path when it is missing (for the default: which package to install), unreadable, not
 /// a regular file or directory (a device would never end), or over kMaxCorpusBytes.
 std::string read_text_source(const std::string& path);
+/// The files read_text_source reads for `path` (empty: kDefaultCorpusDir): the path itself
+/// when it is not a directory, else the directory's fortune files in name order. Throws
+/// DataError when the directory cannot be listed.
+std::vector<std::filesystem::path> corpus_files(const std::string& path);
 
 class TextCorpus {
  public:

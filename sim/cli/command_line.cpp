@@ -118,7 +118,7 @@ void add_sweep(CLI::App& app, CommandState& state) {
   cmd->add_option("sweep", a->file, "Sweep file (YAML)")->required();
   add_output_option(cmd, a->output_dir,
                     "Output directory (default: results/sweeps/<sweep name>, beside run's results/<scenario name>)");
-  cmd->add_option("-j,--jobs", a->jobs, "Points run at once (default: all cores)");
+  cmd->add_option("-j,--jobs", a->jobs, "Points run at once (default: all cores)")->check(CLI::Range(1u, 1024u));
   cmd->add_option("--threads", a->threads, "Gradient-math threads per point (default 1)")->check(CLI::Range(1u, 1024u));
   add_shard_option(cmd, a->shard);
   cmd->add_flag("--merge", a->merge, "Build sweep.csv from the points' results (after sharded runs)")

@@ -140,7 +140,8 @@ void Collective::complete_step(std::size_t rank, std::size_t lane) {
 void Collective::transmit(std::uint32_t tag) {
   const Message& m = messages_[tag];
   listener_.on_message(m.from, m.to, m.phase, m.bytes, true);
-  transport_.send(hosts_[m.from], hosts_[m.to], m.bytes, this, tag);
+  const auto account = m.phase == Phase::Reduce ? net::ByteAccount::Push : net::ByteAccount::Pull;
+  transport_.send(hosts_[m.from], hosts_[m.to], m.bytes, this, tag, {.account = account});
 }
 
 void Collective::on_delivered(std::uint64_t tag) {

@@ -17,6 +17,9 @@
 // chunk c while it receives chunk c+1 (pipelining); around a ring, lanes share each link
 // with the next lane's previous step.
 //
+// Bytes: messages of reduce steps are counted in the transport's Push account, of gather
+// steps in its Pull account (net::ByteAccount).
+//
 // Cost: O(1) work per message plus the algorithm's step(); memory O(ranks x lanes) plus
 // the messages in flight.
 #pragma once

@@ -1,7 +1,9 @@
 #include "sim/dynamics/dynamics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include <boost/random/bernoulli_distribution.hpp>
 #include <boost/random/exponential_distribution.hpp>
@@ -13,6 +15,7 @@ namespace {
 using scenario::EventSpec;
 using Kind = EventSpec::Kind;
 constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+const scenario::Timeline kNoEvents;  // the timeline of a scenario without events
 
 std::size_t index_of(const std::string& target) { return static_cast<std::size_t>(std::stoll(target.substr(7))); }
 
@@ -31,27 +34,28 @@ Dynamics::Dynamics(Simulator& sim, net::FlowNetwork& network, net::Topology& top
       topology_(topology),
       protocol_(protocol),
       scenario_(scenario),
+      timeline_(scenario.dynamics.timeline ? *scenario.dynamics.timeline : kNoEvents),
       workers_(std::move(workers)),
       servers_(std::move(servers)),
-      observer_(observer),
-      specs_(scenario.dynamics.events) {
+      observer_(observer) {
   const std::size_t n = workers_.size();
   worker_up_.assign(n, true);
   server_up_.assign(servers_.size(), true);
   server_down_since_.assign(servers_.size(), 0);
   event_factor_.assign(n, 1.0);
   markov_factor_.assign(n, 1.0);
-  links_.assign(specs_.size(), 0);
-  link_failed_.assign(specs_.size(), false);
-  spec_pending_.assign(specs_.size(), 0);
-  server_recovery_pending_.assign(servers_.size(), 0);
-  for (std::size_t i = 0; i < specs_.size(); ++i) {
-    const EventSpec& e = specs_[i];
-    if (e.kind == Kind::Link) links_[i] = link_of(e);
+  server_recoveries_pending_.assign(servers_.size(), 0);
+  for (std::size_t i = 0; i < timeline_.size(); ++i) {
+    const EventSpec e = timeline_.entry(i);
+    if (e.kind == Kind::Link && !link_of_target_.count(e.target)) link_of_target_.emplace(e.target, link_of(e));
     if (e.kind == Kind::WorkerRecover && e.recurring()) recurring_recoveries_ = true;
+    if (e.rate) poisson_.emplace(i, sim_.random().stream("events", i));
+    if (!e.recurring()) one_shot_order_.push_back(static_cast<std::uint32_t>(i));
   }
-  poisson_.reserve(specs_.size());
-  for (std::size_t i = 0; i < specs_.size(); ++i) poisson_.push_back(sim_.random().stream("events", i));
+  // One-shot entries fire by time, then in the order written (start() schedules them in
+  // that order, so equal times keep it): the k-th to fire is one_shot_order_[k].
+  std::stable_sort(one_shot_order_.begin(), one_shot_order_.end(),
+                   [this](std::uint32_t a, std::uint32_t b) { return timeline_.at(a) < timeline_.at(b); });
   if (scenario.cluster.workers.speed.dist == scenario::SpeedConfig::Dist::Markov)
     for (std::size_t w = 0; w < n; ++w) markov_.push_back(sim_.random().stream("markov", w));
 }
@@ -76,13 +80,20 @@ net::LinkId Dynamics::link_of(const EventSpec& e) const {
 }
 
 void Dynamics::start() {
-  for (std::size_t i = 0; i < specs_.size(); ++i) {
-    const EventSpec& e = specs_[i];
+  for (std::size_t i = 0; i < timeline_.size(); ++i) {
+    const EventSpec e = timeline_.entry(i);
+    if (!e.recurring()) {
+      if (e.kind == Kind::WorkerRecover) ++scheduled_recoveries_;
+      count_pending(e, false, +1);
+      ++pending_;
+      sim_.schedule_at(e.at, [this] { fire_next_one_shot(); });
+      continue;
+    }
     TimeNs at = e.at;
-    if (e.rate) at += exponential_ns(poisson_[i], 1.0 / *e.rate);
+    if (e.rate) at += exponential_ns(poisson_.at(i), 1.0 / *e.rate);
     if (e.until && at > *e.until) continue;
-    if (e.kind == Kind::WorkerRecover && !e.recurring()) ++scheduled_recoveries_;
-    schedule(at, i, false);
+    count_pending(e, false, +1);
+    schedule(at, Firing::What::Recurring, i);
   }
   const auto& speed = scenario_.cluster.workers.speed;
   for (std::size_t w = 0; w < markov_.size(); ++w) {
@@ -96,54 +107,78 @@ void Dynamics::start() {
   }
   for (std::size_t w = 0; w < markov_.size(); ++w) {
     const double mean = to_seconds(markov_factor_[w] < 1 ? speed.mean_slow : speed.mean_normal);
-    firings_.push_back({this, w, false});  // spec: the worker
-    const Firing* f = &firings_.back();
-    ++pending_;
-    sim_.schedule_after(exponential_ns(markov_[w], mean), [f] { f->dynamics->markov_flip(f->spec); });
+    schedule(after(exponential_ns(markov_[w], mean)), Firing::What::MarkovFlip, w);
   }
 }
 
 void Dynamics::markov_flip(std::size_t w) {
-  --pending_;
   const auto& speed = scenario_.cluster.workers.speed;
   const bool slow = markov_factor_[w] == 1.0;  // normal now: it turns slow
   markov_factor_[w] = slow ? 1.0 / speed.slowdown : 1.0;
   set_speed(w);
   report(slow ? "straggler_slow" : "straggler_normal", fmt::format("worker-{}", w), markov_factor_[w]);
-  firings_.push_back({this, w, false});
-  const Firing* f = &firings_.back();
-  ++pending_;
-  sim_.schedule_after(exponential_ns(markov_[w], to_seconds(slow ? speed.mean_slow : speed.mean_normal)),
-                      [f] { f->dynamics->markov_flip(f->spec); });
+  schedule(after(exponential_ns(markov_[w], to_seconds(slow ? speed.mean_slow : speed.mean_normal))),
+           Firing::What::MarkovFlip, w);
 }
 
-void Dynamics::schedule(TimeNs at, std::size_t spec, bool recovery) {
-  ++pending_;
-  if (!recovery) ++spec_pending_[spec];
-  else if (specs_[spec].kind == Kind::ServerCrash) ++server_recovery_pending_[index_of(specs_[spec].target)];
-  firings_.push_back({this, spec, recovery});
-  const Firing* f = &firings_.back();
-  sim_.schedule_at(at, [f] { f->dynamics->fire(*f); });
+TimeNs Dynamics::after(TimeNs delay) const {
+  if (delay > kTimeMax - sim_.now()) throw std::overflow_error("event time beyond the simulator's range");
+  return sim_.now() + delay;
 }
 
-void Dynamics::fire(const Firing& f) {
-  const EventSpec& e = specs_[f.spec];
-  --pending_;
-  if (!f.recovery) --spec_pending_[f.spec];
-  else if (e.kind == Kind::ServerCrash) --server_recovery_pending_[index_of(e.target)];
-  if (f.recovery) {
-    recover(e);
-    return;
+void Dynamics::schedule(TimeNs at, Firing::What what, std::size_t index) {
+  ++pending_;
+  Firing* f;
+  if (free_firings_.empty()) {
+    f = &firings_.emplace_back();
+  } else {
+    f = free_firings_.back();
+    free_firings_.pop_back();
   }
-  if (e.kind == Kind::WorkerRecover && !e.recurring()) --scheduled_recoveries_;
-  apply(e);
-  if (!e.recurring()) return;
-  const TimeNs next = sim_.now() + (e.every ? *e.every : exponential_ns(poisson_[f.spec], 1.0 / *e.rate));
-  if (!e.until || next <= *e.until) schedule(next, f.spec, false);
+  *f = {this, what, index};
+  sim_.schedule_at(at, [f] { f->dynamics->fire(f); });
 }
 
-void Dynamics::apply(const EventSpec& e) {
-  const std::size_t spec = static_cast<std::size_t>(&e - specs_.data());
+void Dynamics::fire(Firing* f) {
+  const Firing firing = *f;
+  free_firings_.push_back(f);  // free before anything schedules again
+  --pending_;
+  switch (firing.what) {
+    case Firing::What::MarkovFlip: markov_flip(firing.index); return;
+    case Firing::What::Recovery: {
+      const EventSpec crash = timeline_.entry(firing.index);
+      count_pending(crash, true, -1);
+      recover(crash);
+      return;
+    }
+    case Firing::What::Recurring: fire_entry(firing.index); return;
+  }
+}
+
+void Dynamics::fire_next_one_shot() {
+  --pending_;
+  fire_entry(one_shot_order_.at(next_one_shot_++));
+}
+
+void Dynamics::fire_entry(std::size_t spec) {
+  const EventSpec e = timeline_.entry(spec);
+  count_pending(e, false, -1);
+  if (e.kind == Kind::WorkerRecover && !e.recurring()) --scheduled_recoveries_;
+  apply(e, spec);
+  if (!e.recurring()) return;
+  const TimeNs next = after(e.every ? *e.every : exponential_ns(poisson_.at(spec), 1.0 / *e.rate));
+  if (e.until && next > *e.until) return;
+  count_pending(e, false, +1);
+  schedule(next, Firing::What::Recurring, spec);
+}
+
+void Dynamics::count_pending(const EventSpec& e, bool recovery, int delta) {
+  if (e.kind == Kind::ServerRecover || (recovery && e.kind == Kind::ServerCrash))
+    server_recoveries_pending_[index_of(e.target)] += delta;
+  if (e.kind == Kind::Link && e.bandwidth && *e.bandwidth > 0) link_restores_pending_[link_of_target_.at(e.target)] += delta;
+}
+
+void Dynamics::apply(const EventSpec& e, std::size_t spec) {
   switch (e.kind) {
     case Kind::WorkerCrash: {
       const std::size_t w = index_of(e.target);
@@ -151,7 +186,7 @@ void Dynamics::apply(const EventSpec& e) {
       worker_event(w, false, e, "worker_crash");
       if (was_up && e.recover_after) {
         ++scheduled_recoveries_;
-        schedule(sim_.now() + *e.recover_after, spec, true);
+        schedule(after(*e.recover_after), Firing::What::Recovery, spec);
       }
       check_stalled();
       break;
@@ -161,20 +196,23 @@ void Dynamics::apply(const EventSpec& e) {
       const std::size_t j = index_of(e.target);
       const bool was_up = server_up_[j];
       server_event(j, false, e, "server_crash");
-      if (was_up && e.recover_after) schedule(sim_.now() + *e.recover_after, spec, true);
+      if (was_up && e.recover_after) {
+        count_pending(e, true, +1);
+        schedule(after(*e.recover_after), Firing::What::Recovery, spec);
+      }
       break;
     }
     case Kind::ServerRecover: server_event(index_of(e.target), true, e, "server_recover"); break;
     case Kind::Link: {
-      const net::LinkId l = links_[spec];
+      const net::LinkId l = link_of_target_.at(e.target);
       if (e.bandwidth) {
         network_.set_capacity(2 * l, *e.bandwidth);
         network_.set_capacity(2 * l + 1, *e.bandwidth);
+        // The last bandwidth event of a link decides whether it is failed.
+        if (*e.bandwidth == 0) failed_links_[l] = spec;
+        else failed_links_.erase(l);
       }
       if (e.latency) topology_.set_latency(l, *e.latency);
-      if (e.bandwidth)  // the last bandwidth event of a link decides whether it is failed
-        for (std::size_t i = 0; i < specs_.size(); ++i)
-          if (specs_[i].kind == Kind::Link && links_[i] == l) link_failed_[i] = *e.bandwidth == 0 && i == spec;
       std::string note = e.bandwidth && *e.bandwidth == 0 ? "failed: its flows stall" : "";
       if (e.latency) note += fmt::format("{}latency {} s", note.empty() ? "" : "; ", to_seconds(*e.latency));
       report("link", e.target, e.bandwidth ? *e.bandwidth : kNoValue, note);
@@ -241,10 +279,12 @@ void Dynamics::check_stalled() {
 }
 
 std::string Dynamics::report_no_progress() {
+  std::vector<std::size_t> failing(failed_links_.size());  // the entries that failed them, as written
+  std::transform(failed_links_.begin(), failed_links_.end(), failing.begin(), [](const auto& f) { return f.second; });
+  std::sort(failing.begin(), failing.end());
   std::string what;
   const auto add = [&what](const std::string& s) { what += (what.empty() ? "" : ", ") + s; };
-  for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (link_failed_[i]) add(fmt::format("link {} failed", specs_[i].target));
+  for (std::size_t spec : failing) add(fmt::format("link {} failed", timeline_.entry(spec).target));
   for (std::size_t j = 0; j < servers_.size(); ++j)
     if (!server_up_[j]) add(fmt::format("server-{} down", j));
   if (!what.empty()) report("no_progress", "", kNoValue, what + ": nothing can move and nothing is scheduled to change");
@@ -254,20 +294,15 @@ std::string Dynamics::report_no_progress() {
 bool Dynamics::stuck(std::size_t sim_pending, std::size_t other_timers) const {
   if (sim_pending != pending_ + other_timers) return false;  // something is in flight or computing
   bool broken = false;
-  for (std::size_t i = 0; i < specs_.size(); ++i) {
-    if (!link_failed_[i]) continue;
+  for (const auto& [link, spec] : failed_links_) {
     broken = true;
-    for (std::size_t k = 0; k < specs_.size(); ++k)
-      if (specs_[k].kind == Kind::Link && links_[k] == links_[i] && specs_[k].bandwidth && *specs_[k].bandwidth > 0 &&
-          spec_pending_[k] > 0)
-        return false;  // a pending event brings the link back
+    if (const auto it = link_restores_pending_.find(link); it != link_restores_pending_.end() && it->second > 0)
+      return false;  // a pending event brings the link back
   }
   for (std::size_t j = 0; j < servers_.size(); ++j) {
     if (server_up_[j]) continue;
     broken = true;
-    if (server_recovery_pending_[j] > 0) return false;
-    for (std::size_t k = 0; k < specs_.size(); ++k)
-      if (specs_[k].kind == Kind::ServerRecover && index_of(specs_[k].target) == j && spec_pending_[k] > 0) return false;
+    if (server_recoveries_pending_[j] > 0) return false;
   }
   return broken;
 }

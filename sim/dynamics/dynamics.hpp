@@ -20,7 +20,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/core/simulator.hpp"
@@ -61,14 +63,22 @@ class Dynamics {
   bool stuck(std::size_t sim_pending, std::size_t other_timers) const;
 
  private:
+  // Memory: the timeline is the scenario's (not copied); a one-shot entry costs its event
+  // in the queue and 4 bytes of firing order; recurring firings, automatic recoveries and
+  // Markov flips take a Firing from a pool while they are pending.
   struct Firing {
-    Dynamics* dynamics;
-    std::size_t spec;  // index into specs_
-    bool recovery;     // the automatic recovery of a crash with recover_after
+    Dynamics* dynamics;  // the event captures the firing alone
+    enum class What : std::uint8_t { Recurring, Recovery, MarkovFlip } what;
+    std::size_t index;  // the timeline's entry; a Markov flip: the worker
   };
-  void schedule(TimeNs at, std::size_t spec, bool recovery);
-  void fire(const Firing& f);
-  void apply(const scenario::EventSpec& e);
+  /// now + delay; throws std::overflow_error beyond the simulator's range (as
+  /// Simulator::schedule_after does).
+  TimeNs after(TimeNs delay) const;
+  void schedule(TimeNs at, Firing::What what, std::size_t index);
+  void fire(Firing* f);
+  void fire_next_one_shot();
+  void fire_entry(std::size_t spec);
+  void apply(const scenario::EventSpec& e, std::size_t spec);
   void recover(const scenario::EventSpec& crash);
   /// Sets is_up[i] to `up` and reports the event; false (reported as ignored) when it
   /// already was.
@@ -81,23 +91,28 @@ class Dynamics {
   void report(const char* kind, const std::string& target, double value, std::string note = {});
   void check_stalled();
   net::LinkId link_of(const scenario::EventSpec& e) const;
+  /// A firing of entry e becomes pending (+1) or fires (-1): what stuck() counts on.
+  void count_pending(const scenario::EventSpec& e, bool recovery, int delta);
 
   Simulator& sim_;
   net::FlowNetwork& network_;
   net::Topology& topology_;
   protocol::TrainingProtocol& protocol_;
   const scenario::Scenario& scenario_;
+  const scenario::Timeline& timeline_;
   std::vector<net::NodeId> workers_, servers_;
   protocol::Observer* observer_;
-  std::vector<scenario::EventSpec> specs_;
-  std::vector<net::LinkId> links_;        // per spec: its link (link events)
-  std::vector<RandomEngine> poisson_;     // per spec (Poisson ones only)
-  std::deque<Firing> firings_;            // stable addresses for the events
+  std::vector<std::uint32_t> one_shot_order_;  // one-shot entries in firing order: by time, then as written
+  std::size_t next_one_shot_ = 0;
+  std::deque<Firing> firings_;                 // stable addresses for the events
+  std::vector<Firing*> free_firings_;
+  std::map<std::size_t, RandomEngine> poisson_;               // per Poisson entry
+  std::unordered_map<std::string, net::LinkId> link_of_target_;  // link events' targets, resolved
+  std::map<net::LinkId, std::size_t> failed_links_;  // link -> the entry that failed it (capacity 0)
+  std::map<net::LinkId, std::int64_t> link_restores_pending_;  // firings that give a link capacity
+  std::vector<std::int64_t> server_recoveries_pending_;        // per server: recoveries scheduled
   std::vector<bool> worker_up_, server_up_;
-  std::vector<bool> link_failed_;        // per spec: a link event left its link at capacity 0
-  std::vector<std::int64_t> spec_pending_;             // per spec: its firings scheduled, not yet fired
-  std::vector<std::int64_t> server_recovery_pending_;  // per server: automatic recoveries scheduled
-  std::size_t pending_ = 0;                            // every event of the timeline scheduled, not yet fired
+  std::size_t pending_ = 0;  // every event of the timeline scheduled, not yet fired
   std::vector<TimeNs> server_down_since_;
   TimeNs server_downtime_ = 0;
   std::vector<double> event_factor_, markov_factor_;  // per worker

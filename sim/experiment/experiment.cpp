@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/experiment/build_topology.hpp"
+#include "sim/experiment/memory_estimate.hpp"
 
 namespace pssim::experiment {
 namespace {
@@ -197,9 +198,10 @@ Experiment::~Experiment() = default;
 
 Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const ExternalMath* external)
     : scenario_(s), scheme_(schemes::find(s.protocol.scheme)), threads_(threads), external_(external), sim_(s.seed) {
+  build_model();
+  check_memory(s, scheme_, params_);  // before what grows with the cluster is built
   BuiltTopology built = build_topology(s, scheme_.layout != schemes::Layout::AllReduced);
   topology_ = std::move(built.topology);
-  build_model();
 
   const auto& servers = s.cluster.servers;
   schemes::LayoutInputs in;
@@ -335,8 +337,8 @@ void Experiment::evaluate_now() {
   e.test_accuracy = r.accuracy;
   e.language_model = data_->task() == models::TaskKind::language_model;
   e.perplexity = r.perplexity;
-  e.bytes_sent = network_->bytes_sent();
-  e.push_bytes = protocol_->totals().push_bytes;
+  e.bytes_sent = network_->bytes_moved();
+  e.push_bytes = network_->bytes_moved(net::ByteAccount::Push);
   outcome_.final_eval = e;
   ++outcome_.evaluations;
   store_->observe_evaluation(r.loss);  // a plateau schedule's evidence

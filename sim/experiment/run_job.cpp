@@ -4,11 +4,13 @@
 #include <optional>
 
 #include "models/data/data_error.hpp"
+#include "sim/experiment/memory_estimate.hpp"
 #include "sim/experiment/run_outputs.hpp"
 #include "sim/experiment/trace_recorder.hpp"
 #include "sim/output/atomic_file.hpp"
 #include "sim/output/directory_lock.hpp"
 #include "sim/output/output_directory.hpp"
+#include "sim/parallel/job_pool.hpp"
 
 namespace pssim::experiment {
 namespace {
@@ -32,14 +34,18 @@ const scenario::ConfigNode* named_key(const scenario::ConfigNode& root, const st
 
 // A scenario the validator accepted can still fail to build (a disconnected topology,
 // more shards than tensors ...): that is the scenario's fault, not the run's, and it is
-// reported at the key it names when the user wrote that key. Data errors and lack of
-// memory keep their own type.
+// reported at the key it names when the user wrote that key. Data errors, lack of memory
+// (found, or foreseen) and threads the system refuses keep their own type.
 std::unique_ptr<Experiment> build(const scenario::LoadedScenario& loaded, const JobOptions& options) {
   try {
     return std::make_unique<Experiment>(loaded.scenario, options.threads, options.external);
   } catch (const models::DataError&) {
     throw;
   } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const parallel::ThreadsRefused&) {  // the machine's limits, not the scenario's fault
+    throw;
+  } catch (const MemoryTooSmall&) {
     throw;
   } catch (const std::exception& e) {
     if (const scenario::ConfigNode* at = named_key(loaded.resolved, e.what()))

@@ -108,9 +108,9 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   r.samples = r.gradients_applied * per_gradient;
   r.samples_per_s = stats.sim_time > 0 ? static_cast<double>(r.samples) / to_seconds(stats.sim_time) : 0.0;
   r.messages = net.messages();
-  r.bytes_sent = net.bytes_sent();
-  r.push_bytes = totals.push_bytes;
-  r.pull_bytes = totals.pull_bytes;
+  r.push_bytes = net.bytes_moved(net::ByteAccount::Push);
+  r.pull_bytes = net.bytes_moved(net::ByteAccount::Pull);
+  r.bytes_sent = r.push_bytes + r.pull_bytes;
   r.flows = net.flows();
   r.staleness_histogram = totals.staleness_histogram;
   const auto& h = totals.staleness_histogram;

@@ -81,8 +81,8 @@ struct RunReport {
   std::int64_t samples = 0;       ///< training samples of the applied gradients
   double samples_per_s = 0;       ///< per simulated second
   std::uint64_t messages = 0, flows = 0;
-  double bytes_sent = 0;
-  double push_bytes = 0, pull_bytes = 0;  ///< of bytes_sent: gradients to shards, parameters to workers
+  double bytes_sent = 0;  ///< bytes that crossed links (a message to its own host crosses none)
+  double push_bytes = 0, pull_bytes = 0;  ///< of bytes_sent: gradients (pushes, reduce steps), parameters back
   double mean_staleness = 0;
   std::int64_t max_staleness = 0;
   std::vector<std::int64_t> staleness_histogram;

@@ -64,8 +64,8 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   msg.src = src;
   msg.dst = dst;
   msg.state = Message::State::Waiting;
+  msg.account = options.account;
   ++messages_;
-  bytes_sent_ += bytes;
   Message* p = &msg;
   if (model_.general()) progress_[m].priority = options.priority;
   if (model_.kind == NetworkModel::Kind::Tcp)  // slow start, as LV08 fits it
@@ -339,6 +339,7 @@ void FlowNetwork::complete_due_flows() {
       const auto count = --active_per_resource_[r];
       if (flow_count_listener_) flow_count_listener_(r, count);
     }
+    ended_bytes_[static_cast<std::size_t>(msg.account)] += msg.bytes;
     solver_.remove_flow(msg.flow);
   }
   solver_.solve();
@@ -412,8 +413,10 @@ std::size_t FlowNetwork::cancel_matching(Match match) {
     Message& msg = messages_pool_[m];
     told.emplace_back(msg.sink, msg.tag);
     if (msg.state == Message::State::Flowing) {
+      const double moved = moved_at(msg, now);
+      ended_bytes_[static_cast<std::size_t>(msg.account)] += moved;
       for (const ResourceId r : solver_.route(msg.flow)) {
-        resource_bytes_[r] += moved_at(msg, now);
+        resource_bytes_[r] += moved;
         const auto count = --active_per_resource_[r];
         if (flow_count_listener_) flow_count_listener_(r, count);
       }
@@ -429,6 +432,17 @@ std::size_t FlowNetwork::cancel_matching(Match match) {
   }
   for (const auto& [sink, tag] : told) sink->on_cancelled(tag);
   return told.size();
+}
+
+double FlowNetwork::bytes_moved(ByteAccount account) const {
+  double bytes = ended_bytes_[static_cast<std::size_t>(account)];
+  const TimeNs now = sim_.now();
+  for (std::uint32_t m = 0; m < messages_pool_.size(); ++m) {
+    const Message& msg = messages_pool_[m];
+    if (msg.state != Message::State::Flowing || msg.account != account) continue;
+    bytes += model_.general() ? msg.bytes - general_left_at(m, now) : moved_at(msg, now);
+  }
+  return bytes;
 }
 
 double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {

@@ -52,6 +52,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -113,7 +114,13 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   const Topology& topology() const { return topology_; }
   std::uint64_t messages() const { return messages_; }
   std::uint64_t flows() const { return flows_started_; }
-  double bytes_sent() const { return bytes_sent_; }
+  /// Bytes of `account`'s messages that have crossed links by now: all of a delivered
+  /// flow's, what a cancelled one or one still in progress has moved. A message to its own
+  /// host, or of 0 bytes, crosses none. (links.csv counts the same bytes on every link
+  /// direction of each route: a message's first one leaves its sender's host.)
+  /// O(messages in flight).
+  double bytes_moved(ByteAccount account) const;
+  double bytes_moved() const { return bytes_moved(ByteAccount::Push) + bytes_moved(ByteAccount::Pull); }
   /// Bytes carried by each resource (link direction); complete after finish().
   const std::vector<double>& resource_bytes() const { return resource_bytes_; }
   /// The recorded resources, and their utilization (0..1) per bin: at(bin, i) for
@@ -125,6 +132,8 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
 
  private:
   // 72 bytes; a run holds one per message in flight (a sync round: 2 per worker and shard).
+  // State Flowing means in the solver; a message that left it (complete, cancelled, free)
+  // never is.
   struct Message {
     MessageSink* sink = nullptr;
     FlowNetwork* network = nullptr;  // events point at messages
@@ -141,6 +150,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     // Waiting: latency, its start or delivery event pending; Flowing: in the solver;
     // Arriving: complete, delivery under way; Cancelled: its pending event frees it.
     enum class State : std::uint8_t { Waiting, Flowing, Arriving, Cancelled } state = State::Waiting;
+    ByteAccount account = ByteAccount::Push;
   };
   // Equal finishes are ordered by message index, not send order: every member that ends
   // at a completion event is collected whatever the order, and deliveries are sorted by
@@ -284,7 +294,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::uint64_t messages_ = 0;
   std::uint64_t flows_started_ = 0;
   std::uint64_t next_seq_ = 0;
-  double bytes_sent_ = 0;
+  std::array<double, 2> ended_bytes_{};  // per ByteAccount: moved by flows that ended (delivered, cancelled)
   std::vector<double> resource_bytes_;  // completed flows only, until finish()
 
   FlowCountListener flow_count_listener_;

@@ -117,7 +117,8 @@ void FlowNetwork::complete_general_flows() {
   }
   std::sort(done.begin(), done.end());
   for (const auto& [seq, m] : done) {
-    const Message& msg = messages_pool_[m];
+    Message& msg = messages_pool_[m];
+    msg.state = Message::State::Arriving;
     Progress& p = progress_[m];
     const auto route = solver_.route(msg.flow);
     const double unmoved = p.left - p.speed * to_seconds(now - p.since);  // within a nanosecond of transfer
@@ -136,6 +137,7 @@ void FlowNetwork::complete_general_flows() {
       }
     }
     p.speed = 0;
+    ended_bytes_[static_cast<std::size_t>(msg.account)] += msg.bytes;
     solver_.remove_flow(msg.flow);
   }
   solver_.solve();

@@ -21,9 +21,15 @@ class MessageSink {
   virtual void on_cancelled(std::uint64_t /*tag*/) {}
 };
 
+/// Which of a network's two byte counts a message's bytes go to (FlowNetwork::bytes_moved):
+/// Push for what travels toward an aggregation (gradients to a shard, the reduce steps of
+/// a collective), Pull for what comes back (parameters to a worker, gather steps).
+enum class ByteAccount : std::uint8_t { Push, Pull };
+
 /// How a message is sent, beyond its size (pieces of overlapped and priority-scheduled
 /// messages: sim/ps/pieces.hpp).
 struct SendOptions {
+  ByteAccount account = ByteAccount::Push;
   /// Priority class: at a link shared with messages of other classes, lower classes take
   /// the bandwidth first (a network built with NetworkModel::priorities).
   std::uint32_t priority = 0;

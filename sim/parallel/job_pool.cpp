@@ -1,20 +1,37 @@
 #include "sim/parallel/job_pool.hpp"
 
 #include <stdexcept>
+#include <system_error>
+
+#include <fmt/format.h>
 
 namespace pssim::parallel {
 
 JobPool::JobPool(unsigned threads) : threads_(threads == 0 ? 1 : threads) {
-  for (unsigned t = 1; t < threads_; ++t) helpers_.emplace_back([this, t] { helper_loop(t); });
+  try {
+    helpers_.reserve(threads_ - 1);
+    for (unsigned t = 1; t < threads_; ++t) helpers_.emplace_back([this, t] { helper_loop(t); });
+  } catch (const std::exception& e) {
+    // The helpers started so far must be joined: a joinable std::thread destroyed by the
+    // unwinding would call std::terminate.
+    const std::size_t started = helpers_.size();
+    stop_helpers();
+    throw ThreadsRefused(fmt::format("cannot start {} threads: the system refused after {} ({}); use fewer "
+                                         "threads (--threads) or raise the limit on processes or memory",
+                                         threads_, started + 1, e.what()));
+  }
 }
 
-JobPool::~JobPool() {
+JobPool::~JobPool() { stop_helpers(); }
+
+void JobPool::stop_helpers() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   work_.notify_all();
   for (auto& h : helpers_) h.join();
+  helpers_.clear();
 }
 
 bool JobPool::done(const std::shared_ptr<Ticket>& ticket) const {

@@ -14,10 +14,18 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 namespace pssim::parallel {
+
+/// The system would not start the threads a pool asked for: a limit of the machine
+/// (processes, memory), not a fault of the inputs.
+class ThreadsRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class JobPool {
  public:
@@ -26,6 +34,8 @@ class JobPool {
   using Job = std::function<void(unsigned thread)>;
   class Ticket;
 
+  /// Starts threads - 1 helpers. Throws ThreadsRefused, saying how many could be started,
+  /// when the system refuses a thread; the helpers already started are stopped first.
   explicit JobPool(unsigned threads);
   ~JobPool();
   JobPool(const JobPool&) = delete;
@@ -51,6 +61,7 @@ class JobPool {
 
  private:
   void helper_loop(unsigned thread);
+  void stop_helpers();
   void run(const std::shared_ptr<Ticket>& t, unsigned thread, std::unique_lock<std::mutex>& lock);
 
   unsigned threads_;

@@ -53,8 +53,8 @@ struct EvalRecord {
   double test_accuracy = 0;
   double perplexity = 0;      ///< exp(test_loss); reported for language models
   bool language_model = false;
-  double bytes_sent = 0;      ///< bytes of every message sent so far
-  double push_bytes = 0;      ///< of which gradients pushed to the shards
+  double bytes_sent = 0;      ///< bytes that have crossed links so far (net::FlowNetwork::bytes_moved)
+  double push_bytes = 0;      ///< of which gradients (pushes to shards, reduce steps)
 };
 
 /// What a worker is doing; the time split gives each instant to the first that applies

@@ -46,8 +46,6 @@ struct Totals {
   /// every gradient reaches: each is counted once, however many parts it is cut into.
   std::int64_t worker_gradients_applied = 0, worker_gradients_dropped = 0;
   std::int64_t rounds = 0;             ///< clocks applied by every part (schemes with rounds)
-  double push_bytes = 0;               ///< bytes of gradients sent (pushes; reduce steps of collectives)
-  double pull_bytes = 0;               ///< bytes of parameters sent (pulls, version 0 included; gather steps)
   std::vector<std::int64_t> staleness_histogram;  ///< [tau] = gradient parts with staleness tau
 };
 

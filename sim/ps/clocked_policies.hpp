@@ -24,6 +24,7 @@ class ClockedPolicy : public SchemePolicy {
   void begin_update(Shard& s, double& gradients, double& answers) override;
   std::int64_t apply(Shard& s, protocol::UpdateRecord& u) override;
   void after_update(Shard& s) override;
+  bool waits_for_members() const override { return true; }
   void members_changed(Shard& s) override;
   void restored(Shard& s) override;
 

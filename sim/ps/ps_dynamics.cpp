@@ -63,9 +63,15 @@ void PsProtocol::detect_failure(Worker& w) {
   const std::size_t index = w.index;
   if (w.up || !w.member || sim_.now() < w.down_since + config_.failure_timeout) return;
   w.member = false;
-  report_event("failure_detected", worker_name(index), kNoValue, "barriers stop waiting for it");
+  // A ring rebuilt since the crash (another worker came back) has left it out already.
+  const bool in_ring = all_reduce_ && all_reduce_->rank_of[index] >= 0;
+  const char* note = in_ring                        ? "the ring is rebuilt without it"
+                     : all_reduce_                  ? "the ring was rebuilt without it already"
+                     : policy_->waits_for_members() ? "barriers stop waiting for it"
+                                                    : "nothing waited for it (async)";
+  report_event("failure_detected", worker_name(index), kNoValue, note);
   update_members();
-  if (all_reduce_) rebuild_ring();
+  if (in_ring) rebuild_ring();
 }
 
 void PsProtocol::update_members() {
@@ -94,7 +100,7 @@ void PsProtocol::worker_up(std::size_t index) {
   for (auto& s : shards_)
     if (s.up) send_slice(s, index, math_.store ? math_.store->current(s.index) : nullptr, s.bytes);
   // The ring takes it in and hands it a copy of the replica (from a peer; the copy's
-  // transfer is not timed).
+  // transfer is not timed); it computes for the round the new ring runs first.
   if (all_reduce_) rebuild_ring();
 }
 
@@ -102,8 +108,12 @@ void PsProtocol::worker_up(std::size_t index) {
 
 // The ring is rebuilt over the workers up now (after a failure is detected, or when a
 // worker rejoins): a round some rank already holds the result of is complete (its update
-// was applied); the next round runs again in the new ring, with the gradients of the
-// live workers that had handed theirs in (a departed worker's is discarded).
+// was applied); the next round (`open`) runs again in the new ring, with the gradients of
+// the workers of the new ring that had handed theirs in and still hold the version they
+// computed on. A gradient handed in by a worker that left, or that crashed since (its
+// memory went with it, whether or not it is back), is discarded. Every worker of the
+// new ring not holding version `open` (one that is back, or waited for a result the
+// rebuild completed) is given a copy of the replica and computes for round `open`.
 void PsProtocol::rebuild_ring() {
   AllReduce& a = *all_reduce_;
   const std::size_t p = a.part;
@@ -132,7 +142,7 @@ void PsProtocol::rebuild_ring() {
   for (std::size_t r = 0; r < a.ranks.size(); ++r) a.rank_of[a.ranks[r]] = static_cast<std::int64_t>(r);
   a.round_offset = open;
   for (std::size_t w = 0; w < workers_.size(); ++w)
-    if (a.contributed[w] == open && a.rank_of[w] < 0) {
+    if (a.contributed[w] == open && (a.rank_of[w] < 0 || workers_[w].held[p] < open)) {
       if (math_.store) math_.store->discard(p, open, w);
       a.contributed[w] = -1;
       ++failures_.lost_gradients;
@@ -148,12 +158,16 @@ void PsProtocol::rebuild_ring() {
     a.collective = std::make_unique<collective::Collective>(
         sim_, transport_, hosts, collective::make_algorithm(kind, n, kind == a.spec.algorithm ? a.spec.racks : 1),
         a.elements, a.spec.chunk_bytes, static_cast<collective::Collective::Listener&>(*this));
-    report_event("ring_rebuilt", "", static_cast<double>(n), fmt::format("{} workers from round {}", n, open));
+    report_event("ring_rebuilt", "", static_cast<double>(n),
+                 fmt::format("{} worker{} from round {}", n, n == 1 ? "" : "s", open));
     for (std::size_t w : a.ranks)
       if (a.contributed[w] == open) a.collective->contribute(static_cast<std::size_t>(a.rank_of[w]));
   }
   const training::SliceRef current = math_.store ? math_.store->current(p) : nullptr;
-  for (std::size_t w : behind) receive_part(workers_[w], p, open, current);
+  for (std::size_t w : behind) {
+    workers_[w].iteration = open;  // its next gradient is for round `open`
+    receive_part(workers_[w], p, open, current);
+  }
 }
 
 // ---- servers and checkpoints ------------------------------------------------------------------

@@ -254,14 +254,13 @@ void PsProtocol::send_slice(Shard& s, std::size_t worker, training::SliceRef sli
   messages_[tag].incarnation = s.incarnation;
   ++activity(w).pulls_in_flight;
   update_time(w);
-  totals_.pull_bytes += bytes;
-  send_message(s.host, w.host, s, bytes, tag);
+  send_message(s.host, w.host, s, bytes, tag, net::ByteAccount::Pull);
 }
 
 void PsProtocol::send_message(net::NodeId src, net::NodeId dst, const Shard& s, double bytes, std::uint64_t tag,
-                              std::optional<std::size_t> layer) {
+                              net::ByteAccount account, std::optional<std::size_t> layer) {
   if (!config_.pieced()) {
-    transport_.send(src, dst, bytes, this, tag);
+    transport_.send(src, dst, bytes, this, tag, {.account = account});
     return;
   }
   if (!layer) pieces_left_[tag] = static_cast<std::uint32_t>(s.pieces.size());
@@ -270,6 +269,7 @@ void PsProtocol::send_message(net::NodeId src, net::NodeId dst, const Shard& s, 
     const Piece& p = s.pieces[k];
     if (layer && p.layer != *layer) continue;
     net::SendOptions options;
+    options.account = account;
     options.priority = priority ? static_cast<std::uint32_t>(p.layer) : 0;
     const double piece_bytes = bytes * static_cast<double>(p.params) / static_cast<double>(s.params);
     transport_.send(src, dst, piece_bytes, this, tag | (static_cast<std::uint64_t>(k + 1) << 32), options);
@@ -383,7 +383,6 @@ void PsProtocol::open_pushes(Worker& w) {
     pieces_left_[tag] = static_cast<std::uint32_t>(s.pieces.size());
     ++activity(w).pushes_in_flight;
     const double bytes = gradient && gradient->wire_bytes ? *gradient->wire_bytes : s.push_bytes;
-    totals_.push_bytes += bytes;
     w.push_tags.push_back(static_cast<std::uint32_t>(tag));
     w.push_sizes.push_back(bytes);
   }
@@ -393,7 +392,8 @@ void PsProtocol::open_pushes(Worker& w) {
 
 void PsProtocol::push_layer(Worker& w, std::size_t layer) {
   if (w.push_tags.empty() && !shards_.empty()) open_pushes(w);
-  for (auto& s : shards_) send_message(w.host, s.host, s, w.push_sizes[s.index], w.push_tags[s.index], layer);
+  for (auto& s : shards_)
+    send_message(w.host, s.host, s, w.push_sizes[s.index], w.push_tags[s.index], net::ByteAccount::Push, layer);
   if (all_reduce_ && all_reduce_->bucket_of_layer_start[layer] >= 0) {
     AllReduce& a = *all_reduce_;
     if (!w.contributed) {  // the first bucket of the iteration: the gradient is complete for the math
@@ -435,8 +435,7 @@ void PsProtocol::finish_compute(Worker& w) {
     messages_[tag].incarnation = w.used_incarnation[s.index];
     ++activity(w).pushes_in_flight;
     const double bytes = gradient && gradient->wire_bytes ? *gradient->wire_bytes : s.push_bytes;
-    totals_.push_bytes += bytes;
-    send_message(w.host, s.host, s, bytes, tag);
+    send_message(w.host, s.host, s, bytes, tag, net::ByteAccount::Push);
   }
   w.used_slices.clear();
   update_time(w);
@@ -461,6 +460,9 @@ void PsProtocol::note_loss(const training::GradientRef& g) {
 }
 
 void PsProtocol::begin_apply(Shard& s) {
+  // The run has stopped (a stop limit was reached in this instant): gradients still queued
+  // stay unapplied, so `training.stop.updates: 10` applies 10 updates, not the queue.
+  if (finished_) return;
   if (s.checkpointing) {  // its time goes to the checkpoint first
     s.apply_waiting = true;
     return;
@@ -548,6 +550,13 @@ void PsProtocol::clock_applied(std::int64_t clock, std::int64_t dropped) {
 
 void PsProtocol::contribute(Worker& w, std::int64_t clock, const training::GradientRef& gradient) {
   AllReduce& a = *all_reduce_;
+  // At most two rounds are open (see AllReduce::rounds): anything else is a gradient for
+  // a round that closed or is not due, which no bookkeeping could place (and a slot
+  // computed from it would grow the deque without bound).
+  if (clock < a.first_open || clock > a.first_open + 1)
+    throw std::logic_error(fmt::format("worker {} hands in a gradient for round {} of the all-reduced part, whose "
+                                       "open rounds are {} and {}",
+                                       w.index, clock, a.first_open, a.first_open + 1));
   const auto slot = static_cast<std::size_t>(clock - a.first_open);
   while (a.rounds.size() <= slot) a.rounds.emplace_back();
   record_staleness(0);
@@ -603,13 +612,12 @@ void PsProtocol::on_done(std::size_t rank, std::int64_t ring_round) {
   receive_part(workers_[worker], p, round + 1, std::move(result));
 }
 
-void PsProtocol::on_message(std::size_t from, std::size_t to, collective::Phase phase, double bytes, bool sent) {
+void PsProtocol::on_message(std::size_t from, std::size_t to, collective::Phase phase, double /*bytes*/, bool sent) {
   const bool reduce = phase == collective::Phase::Reduce;
   // The worker's index, not its Worker: twice per message, a cache miss saved is time.
   const std::size_t worker = all_reduce_->ranks[reduce ? from : to];
   auto& a = time_.activity(worker);
   (reduce ? a.pushes_in_flight : a.pulls_in_flight) += sent ? 1 : -1;
-  if (sent) (reduce ? totals_.push_bytes : totals_.pull_bytes) += bytes;
   time_.update(worker, sim_.now());
 }
 

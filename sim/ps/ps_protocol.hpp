@@ -61,10 +61,16 @@
 //   worker down  its computation is cancelled (never delivered late); nothing is sent to
 //                it; after PsConfig::failure_timeout (detection) barriers stop counting
 //                it: sync needs max(1, members - backup_workers) gradients, SSP a clock's
-//                gradients from every member; async never waited. All-reduce rebuilds its
-//                ring over the live workers and runs the open round again.
+//                gradients from every member; async never waited. All-reduce: the ring
+//                stalls until then, and is rebuilt over the live workers (unless a
+//                rebuild since has left the worker out already) to run the open round
+//                again.
 //   worker up    it holds nothing: every shard sends it its current slice whole, it
-//                computes on them and is a member again (all-reduce: the ring is rebuilt).
+//                computes on them and is a member again. All-reduce, before or after
+//                the timeout: the ring is rebuilt at once over the live workers with it;
+//                it gets a copy of the replica at the version the open round computes
+//                on (untimed) and computes that round's gradient; what it had handed in
+//                before its crash is discarded (rebuild_ring in ps_dynamics.cpp).
 //   server down  each shard on the host loses its state since its last checkpoint (the
 //                updates lost are counted); messages to it are not sent.
 //   server up    after reading its checkpoint (bytes / checkpoint bandwidth), a shard is
@@ -335,9 +341,9 @@ class PsProtocol final : public protocol::TrainingProtocol,
   protocol::WorkerTimeSplit::Activity& activity(const Worker& w) { return time_.activity(w.index); }
 
   /// Sends message `tag` of `bytes` whole, or as shard s's pieces (those of `layer` only,
-  /// when given) when pieced.
+  /// when given) when pieced, its bytes counted in `account` (pushes, pulls).
   void send_message(net::NodeId src, net::NodeId dst, const Shard& s, double bytes, std::uint64_t tag,
-                    std::optional<std::size_t> layer = std::nullopt);
+                    net::ByteAccount account, std::optional<std::size_t> layer = std::nullopt);
   /// Overlap with an all-reduced part: its buckets over `layers`.
   void make_buckets(const std::vector<training::Range>& layers, const PsLayout& layout);
   /// Overlap: opens worker w's pushes of this iteration (the gradient, when math).

@@ -51,8 +51,11 @@ class SchemePolicy {
   virtual void after_update(Shard& s) = 0;
 
   // ---- dynamics
+  /// True when updates wait for the members' gradients (a barrier): a detected failure
+  /// changes what they wait for. Default: nothing waits for members.
+  virtual bool waits_for_members() const { return false; }
   /// The barrier's membership changed (a failure detected, a worker back): shard s may
-  /// now have what its update needs. Default: nothing waits for members.
+  /// now have what its update needs.
   virtual void members_changed(Shard& /*s*/) {}
   /// A push reached shard s computed on a state it lost (a crash since): it is dropped.
   /// Default: nothing more (the shard answers every worker after its updates).

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <map>
 #include <ostream>
 #include <sstream>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -23,11 +23,25 @@ bool is_worker_event(Kind k) { return k == Kind::WorkerCrash || k == Kind::Worke
 bool is_server_event(Kind k) { return k == Kind::ServerCrash || k == Kind::ServerRecover; }
 bool is_crash(Kind k) { return k == Kind::WorkerCrash || k == Kind::ServerCrash; }
 
-// "worker-12" -> 12 when `name` is prefix-<n> with n < limit; -1 when not of that form.
+// "worker-12" -> 12 when `name` is prefix-<n>, n written without leading zeros (the
+// names pssim gives: "worker-01" would be a second name for worker-1); -1 otherwise.
 std::int64_t indexed(const std::string& name, const std::string& prefix) {
   if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 12) return -1;
   if (name.find_first_not_of("0123456789", prefix.size()) != std::string::npos) return -1;
+  if (name[prefix.size()] == '0' && name.size() > prefix.size() + 1) return -1;
   return std::stoll(name.substr(prefix.size()));
+}
+
+// " (workers are worker-0 .. worker-3)", with "did you mean 'worker-1'?" for "worker-01".
+std::string name_hint(const std::string& name, const std::string& prefix, std::int64_t count, const char* plural) {
+  std::string hint = fmt::format(" ({} are {}0 .. {}{})", plural, prefix, prefix, count - 1);
+  const auto digits = name.find_first_not_of('0', prefix.size());
+  if (name.rfind(prefix, 0) == 0 && digits != prefix.size() && name.size() > prefix.size()) {
+    const std::string plain = prefix + (digits == std::string::npos ? "0" : name.substr(digits));
+    const auto i = indexed(plain, prefix);
+    if (i >= 0 && i < count) hint += fmt::format("; did you mean '{}'?", plain);
+  }
+  return hint;
 }
 
 // The checks every event passes, wherever it was written.
@@ -44,8 +58,8 @@ void check_event(const EventSpec& e, const EventFacts& f) {
   if (is_worker_event(e.kind)) {
     const auto i = indexed(e.target, "worker-");
     if (i < 0 || i >= f.workers)
-      fail(e.where, fmt::format("{} of '{}': no such worker (workers are worker-0 .. worker-{})", kind, e.target,
-                                f.workers - 1));
+      fail(e.where, fmt::format("{} of '{}': no such worker{}", kind, e.target,
+                                name_hint(e.target, "worker-", f.workers, "workers")));
   }
   if (is_server_event(e.kind)) {
     if (!f.has_servers || f.servers == 0)
@@ -54,8 +68,8 @@ void check_event(const EventSpec& e, const EventFacts& f) {
                                 kind, f.scheme));
     const auto j = indexed(e.target, "server-");
     if (j < 0 || j >= f.servers)
-      fail(e.where, fmt::format("{} of '{}': no such server (servers are server-0 .. server-{})", kind, e.target,
-                                f.servers - 1));
+      fail(e.where, fmt::format("{} of '{}': no such server{}", kind, e.target,
+                                name_hint(e.target, "server-", f.servers, "servers")));
     if (f.scheme == "ssp")
       fail(e.where, fmt::format("{} with protocol ssp is not modelled: a restored shard's clock would fall behind "
                                 "the workers' clocks; use sync or async",
@@ -67,21 +81,33 @@ void check_event(const EventSpec& e, const EventFacts& f) {
   }
   if ((e.kind == Kind::WorkerCrash || e.kind == Kind::WorkerRecover) && f.scheme == "hybrid")
     fail(e.where, fmt::format("{} with protocol hybrid is not modelled: use allreduce, sync, async or ssp", kind));
+  if (is_server_event(e.kind) && f.scheme == "hybrid")
+    fail(e.where, fmt::format("{} with protocol hybrid is not modelled: a restored shard would take the embedding "
+                              "rows back to its checkpoint while the all-reduced part goes on, one model at two "
+                              "versions; use sync, async or ssp",
+                              kind));
   if ((e.kind == Kind::WorkerRecover || (e.kind == Kind::WorkerCrash && e.recover_after)) && f.pull_compression)
     fail(e.where, "a worker that recovers with compression.pull is not modelled: it lost the copy the shards' "
                   "deltas are taken against");
   if (e.kind == Kind::Link) {
     if (!e.bandwidth && !e.latency) fail(e.where, "a link event needs bandwidth, latency or both");
-    const auto known = [&](const std::string& n) { return std::find(f.nodes.begin(), f.nodes.end(), n) != f.nodes.end(); };
+    const auto listed = [](const std::vector<std::string>& names, const std::string& n) {
+      return std::find(names.begin(), names.end(), n) != names.end();
+    };
+    const auto numbered_host = [&](const std::string& n) {
+      const auto w = indexed(n, "worker-"), s = indexed(n, "server-");
+      return (w >= 0 && w < f.workers) || (s >= 0 && s < f.servers);
+    };
+    const auto known = [&](const std::string& n) {
+      return listed(f.switches, n) || listed(f.hosts, n) || (f.numbered_hosts && numbered_host(n));
+    };
     const auto sep = e.target.find("--");
     if (sep != std::string::npos) {
       const std::string a = e.target.substr(0, sep), b = e.target.substr(sep + 2);
       for (const auto* end : {&a, &b})
         if (!known(*end)) fail(e.where, fmt::format("link '{}': no node named '{}'", e.target, *end));
     } else {
-      const auto w = indexed(e.target, "worker-"), s = indexed(e.target, "server-");
-      const bool host = std::find(f.hosts.begin(), f.hosts.end(), e.target) != f.hosts.end();
-      if (!host && !(w >= 0 && w < f.workers) && !(s >= 0 && s < f.servers))
+      if (!listed(f.hosts, e.target) && !numbered_host(e.target))
         fail(e.where, fmt::format("link '{}': no such host; a link target is a host (its NIC), e.g. worker-0, or "
                                   "a link between two nodes, a--b",
                                   e.target));
@@ -107,13 +133,14 @@ std::vector<std::string> split(const std::string& line) {
   return out;
 }
 
-// Seconds as a plain number, or a duration with its unit.
-TimeNs trace_time(const std::string& text) {
-  try {
-    return seconds_to_ns(parse_number(text));
-  } catch (const std::exception&) {
-    return parse_duration(text);
+// A text file's lines hold no control characters (a NUL would also cut the messages that
+// quote the line): the first one's column, or 0.
+std::size_t control_character(const std::string& line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) return i + 1;
   }
+  return 0;
 }
 
 }  // namespace
@@ -162,10 +189,30 @@ std::vector<EventSpec> read_events(const ConfigNode& list, const EventFacts& fac
   return out;
 }
 
-std::vector<EventSpec> read_events_file(const std::string& path, const EventFacts& facts) {
-  std::ifstream in(path);
+namespace {
+
+// Lines of a file (a last one without a newline included): what a trace may hold.
+std::size_t count_lines(std::istream& in) {
+  std::size_t lines = 0;
+  char last = '\n';
+  std::vector<char> chunk(1 << 16);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    lines += static_cast<std::size_t>(std::count(chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n), '\n'));
+    if (n > 0) last = chunk[n - 1];
+  }
+  return lines + (last == '\n' ? 0 : 1);
+}
+
+}  // namespace
+
+void read_events_file(const std::string& path, const EventFacts& facts, Timeline& into) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(SourceLocation{path, 0, 0}, fmt::format("cannot read the events file '{}'", path));
-  std::vector<EventSpec> out;
+  into.reserve_trace(count_lines(in));
+  in.clear();
+  in.seekg(0);
   std::string line;
   int number = 0;
   bool header = false, latency_column = false;
@@ -173,6 +220,12 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
   while (std::getline(in, line)) {
     ++number;
     const SourceLocation where{path, number, 1};
+    // A UTF-8 byte order mark (spreadsheets write one) is not part of the header.
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+    if (const std::size_t column = control_character(line))
+      fail({path, number, static_cast<int>(column)},
+           fmt::format("control character 0x{:02x} in column {}: an events file is text (time,kind,target,value)",
+                       static_cast<unsigned char>(line[column - 1]), column));
     if (trim(line).empty() || trim(line)[0] == '#') continue;
     const auto cells = split(line);
     if (!header) {
@@ -190,7 +243,7 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
     EventSpec e;
     e.where = where;
     try {
-      e.at = trace_time(cells[0]);
+      e.at = parse_seconds_or_duration(cells[0]);
       e.kind = parse_event_kind(cells[1]);
     } catch (const std::exception& x) {
       fail(where, x.what());
@@ -206,7 +259,11 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
       switch (e.kind) {
         case Kind::WorkerCrash:
         case Kind::ServerCrash:
-          if (!value.empty()) e.recover_after = trace_time(value);
+          if (!value.empty()) e.recover_after = parse_seconds_or_duration(value);
+          if (e.recover_after == 0)  // as in the YAML list: a host cannot be back at once
+            fail(where, fmt::format("{}: recover_after = {} is out of range: must be greater than 0s (empty: it "
+                                    "does not come back)",
+                                    cells[1], value));
           break;
         case Kind::WorkerRecover:
         case Kind::ServerRecover:
@@ -214,7 +271,7 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
           break;
         case Kind::Link:
           if (!value.empty()) e.bandwidth = value == "0" ? 0.0 : parse_bandwidth(value);
-          if (!latency.empty()) e.latency = trace_time(latency);
+          if (!latency.empty()) e.latency = parse_seconds_or_duration(latency);
           break;
         case Kind::WorkerSpeed:
           e.factor = parse_number(value);
@@ -226,10 +283,9 @@ std::vector<EventSpec> read_events_file(const std::string& path, const EventFact
     }
     if (!latency.empty() && e.kind != Kind::Link) fail(where, "latency applies to link events only");
     check_event(e, facts);
-    out.push_back(std::move(e));
+    into.add_trace_line(e);
   }
   if (!header) fail(SourceLocation{path, std::max(number, 1), 1}, "the events file has no header (time,kind,target,value)");
-  return out;
 }
 
 void write_events_file(const std::vector<EventSpec>& events, std::ostream& out) {
@@ -253,47 +309,51 @@ void write_events_file(const std::vector<EventSpec>& events, std::ostream& out) 
   }
 }
 
-void check_timeline(const std::vector<EventSpec>& events) {
-  std::map<std::string, bool> random_crashes;  // targets with recurring or Poisson crashes
-  for (const auto& e : events)
-    if (is_crash(e.kind) && e.recurring()) random_crashes[e.target] = true;
-  // One-shot crashes and recoveries in time order (ties: as written); a crash with
-  // recover_after brings its recovery along.
-  struct Step {
-    TimeNs time;
-    std::size_t order;
-    bool crash;
-    const EventSpec* event;
+void check_timeline(const Timeline& timeline) {
+  // Targets by number, so that a step is small (a trace may hold millions of crashes).
+  std::unordered_map<std::string, std::uint32_t> target_of;
+  const auto target = [&](const std::string& name) {
+    return target_of.try_emplace(name, static_cast<std::uint32_t>(target_of.size())).first->second;
   };
+  std::vector<bool> random_crashes;  // per target: it has recurring or Poisson crashes
+  // One-shot crashes and recoveries in time order (ties: as written); a crash with
+  // recover_after brings its recovery along, at its own time, ordered among ties as if
+  // written right after the crash.
+  struct Step {  // 24 bytes
+    TimeNs time;
+    std::uint32_t order;  // 2 x entry, + 1 for a crash's automatic recovery
+    std::uint32_t target;
+    bool crash;
+  };
+  if (timeline.size() >= (std::size_t{1} << 31)) throw std::length_error("more than 2^31 events");
   std::vector<Step> steps;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const EventSpec& e = events[i];
-    if (e.recurring()) continue;
-    if (is_crash(e.kind)) {
-      steps.push_back({e.at, 2 * i, true, &e});
-      if (e.recover_after) steps.push_back({e.at + *e.recover_after, 2 * i + 1, false, nullptr});
-    } else if (e.kind == Kind::WorkerRecover || e.kind == Kind::ServerRecover) {
-      steps.push_back({e.at, 2 * i, false, &e});
+  for (std::size_t i = 0; i < timeline.size(); ++i) {
+    const EventSpec e = timeline.entry(i);
+    const bool crash = is_crash(e.kind);
+    if (!crash && e.kind != Kind::WorkerRecover && e.kind != Kind::ServerRecover) continue;
+    const std::uint32_t t = target(e.target);
+    if (e.recurring()) {
+      if (crash) random_crashes.resize(std::max<std::size_t>(random_crashes.size(), t + 1)), random_crashes[t] = true;
+      continue;
     }
+    const auto order = static_cast<std::uint32_t>(2 * i);
+    steps.push_back({e.at, order, t, crash});
+    if (crash && e.recover_after) steps.push_back({e.at + *e.recover_after, order + 1, t, false});
   }
-  std::stable_sort(steps.begin(), steps.end(),
-                   [](const Step& a, const Step& b) { return a.time != b.time ? a.time < b.time : a.order < b.order; });
-  std::map<std::string, int> down;  // target -> crashes not yet recovered
-  std::map<std::size_t, std::string> automatic;
+  std::sort(steps.begin(), steps.end(),
+            [](const Step& a, const Step& b) { return a.time != b.time ? a.time < b.time : a.order < b.order; });
+  std::vector<int> down(target_of.size(), 0);  // per target: crashes not yet recovered
+  random_crashes.resize(target_of.size());
   for (const Step& s : steps) {
     if (s.crash) {
-      ++down[s.event->target];
-      if (s.event->recover_after) automatic[s.order + 1] = s.event->target;
-      continue;
+      ++down[s.target];
+    } else if (down[s.target] > 0) {
+      --down[s.target];
+    } else if (s.order % 2 == 0 && !random_crashes[s.target]) {  // a written recovery
+      const EventSpec e = timeline.entry(s.order / 2);
+      fail(e.where, fmt::format("{} of '{}' at {} s: it has not crashed (no crash of it before this time)",
+                                to_string(e.kind), e.target, to_seconds(e.at)));
     }
-    const std::string& target = s.event ? s.event->target : automatic[s.order];
-    if (down[target] > 0) {
-      --down[target];
-      continue;
-    }
-    if (s.event && !random_crashes.count(target))
-      fail(s.event->where, fmt::format("{} of '{}' at {} s: it has not crashed (no crash of it before this time)",
-                                       to_string(s.event->kind), target, to_seconds(s.event->at)));
   }
 }
 

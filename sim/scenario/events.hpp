@@ -1,5 +1,5 @@
 // The scenario's event timeline: `events:` entries and `events_file:` CSV traces, read
-// into EventSpecs and checked against the rest of the scenario (targets that exist, a
+// into a Timeline and checked against the rest of the scenario (targets that exist, a
 // scheme that can take the event, times that go forward, recoveries that follow a crash).
 // Every error names the file and line of the entry (YAML or CSV).
 #pragma once
@@ -22,8 +22,11 @@ struct EventFacts {
   bool has_servers = true;           ///< the scheme keeps parameters on servers
   bool has_rounds_barrier = true;    ///< sync-like
   bool pull_compression = false;
-  std::vector<std::string> nodes;    ///< every node of the topology by name (for `a--b` links)
-  std::vector<std::string> hosts;    ///< host names (a link target may be one)
+  std::vector<std::string> switches;  ///< the topology's nodes that are not hosts, by name
+  std::vector<std::string> hosts;     ///< hosts named in the scenario (explicit topologies)
+  /// The hosts are worker-<i> and server-<j> (generated topologies): they are nodes too,
+  /// checked by name, not listed (a cluster may have millions).
+  bool numbered_hosts = true;
   /// Non-empty: the setting under which no event is modelled (protocol.overlap: per-layer
   /// steps are not re-timed or cancelled), named in the error.
   std::string all_excluded_by;
@@ -35,14 +38,14 @@ struct EventFacts {
 
 /// Reads the `events:` list (validated against the schema).
 std::vector<EventSpec> read_events(const ConfigNode& list, const EventFacts& facts);
-/// Reads a CSV trace: header `time,kind,target,value[,latency]`, then one event per line,
-/// in non-decreasing time. Throws ScenarioError at the file's line.
-std::vector<EventSpec> read_events_file(const std::string& path, const EventFacts& facts);
+/// Reads a CSV trace into `into`: header `time,kind,target,value[,latency]`, then one
+/// event per line, in non-decreasing time. Throws ScenarioError at the file's line.
+void read_events_file(const std::string& path, const EventFacts& facts, Timeline& into);
 /// Writes one-shot events as a trace that read_events_file reads back to the same events.
 void write_events_file(const std::vector<EventSpec>& events, std::ostream& out);
 /// Recoveries must follow a crash of the same target (over the one-shot events, in time
 /// order; a target with recurring or Poisson crashes is not checked). Throws ScenarioError.
-void check_timeline(const std::vector<EventSpec>& events);
+void check_timeline(const Timeline& timeline);
 
 /// "worker_crash" ... (the scenario's spelling).
 EventSpec::Kind parse_event_kind(const std::string& text);

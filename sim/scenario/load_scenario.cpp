@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/scenario/input_files.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/scenario_schema.hpp"
 #include "sim/scenario/translate.hpp"
@@ -20,6 +21,10 @@ LoadedScenario resolve_scenario(ConfigNode raw, const Overrides& overrides) {
   LoadedScenario loaded;
   loaded.resolved = validate(raw, scenario_schema());
   loaded.scenario = translate(loaded.resolved);
+  // What the referenced files hold now, in place of anything the file said.
+  std::erase_if(loaded.resolved.entries(), [](const MapEntry& e) { return e.key == "inputs"; });
+  const auto inputs = input_files(loaded.scenario, loaded.resolved);
+  if (!inputs.empty()) loaded.resolved.set("inputs", {"written by pssim", 0, 0}, inputs_node(inputs));
   return loaded;
 }
 

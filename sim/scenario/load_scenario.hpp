@@ -22,8 +22,9 @@ struct Overrides {
   std::optional<std::uint64_t> seed;     ///< --seed: applied after the assignments
 };
 
-/// Loads, overrides, validates and translates. Throws ScenarioError with every problem
-/// found (file:line:col for each).
+/// Loads, overrides, validates and translates, and records in `resolved` the fingerprints
+/// of the files the scenario reads (`inputs`, input_files.hpp). Throws ScenarioError with
+/// every problem found (file:line:col for each).
 LoadedScenario load_scenario_file(const std::string& path, const Overrides& overrides = {});
 /// The same from text already in memory; `source` names it in diagnostics.
 LoadedScenario load_scenario_text(std::string_view text, const std::string& source, const Overrides& overrides = {});

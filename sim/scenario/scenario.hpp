@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "sim/net/network_model.hpp"
 #include "sim/protocol/protocol_config.hpp"
 #include "sim/scenario/scenario_error.hpp"
+#include "sim/scenario/timeline.hpp"
 
 namespace pssim::scenario {
 
@@ -206,29 +208,14 @@ struct OutputConfig {
   bool trace = false;                                ///< write trace.json
 };
 
-/// One entry of the event timeline (`events:` or a line of `events_file:`).
-struct EventSpec {
-  enum class Kind { WorkerCrash, WorkerRecover, ServerCrash, ServerRecover, Link, WorkerSpeed } kind = Kind::WorkerCrash;
-  std::string target;                   ///< worker-<i>, server-<j>; link: a host (its NIC) or "a--b"
-  TimeNs at = 0;                        ///< the time (recurring and Poisson: the first possible)
-  std::optional<TimeNs> every;          ///< recurring: period
-  std::optional<double> rate;           ///< Poisson: events per second
-  std::optional<TimeNs> until;          ///< recurring and Poisson: none after this
-  std::optional<TimeNs> recover_after;  ///< crashes: the host comes back this long after
-  std::optional<double> bandwidth;      ///< link: bytes/s both ways (0: failed)
-  std::optional<TimeNs> latency;        ///< link: one-way latency
-  double factor = 1.0;                  ///< worker_speed: times the usual speed
-  SourceLocation where;                 ///< the file and line it was written at
-  bool recurring() const { return every || rate; }
-};
-const char* to_string(EventSpec::Kind kind);
-
 /// Protocol semantics under failures.
 struct DynamicsConfig {
-  std::vector<EventSpec> events;  ///< `events:` then `events_file:`, in that order
+  /// `events:` then `events_file:`, in that order; shared by the copies of a scenario (a
+  /// trace may hold millions of lines). Null: none.
+  std::shared_ptr<const Timeline> timeline;
   TimeNs failure_timeout = 0;     ///< protocol.failure_timeout
   bool abandon_stale = false;     ///< protocol.abandon_stale
-  bool any() const { return !events.empty(); }
+  bool any() const { return timeline && !timeline->empty(); }
 };
 
 struct Scenario;

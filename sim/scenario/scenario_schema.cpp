@@ -378,6 +378,17 @@ SchemaPtr servers_schema() {
                  "to the initial parameters).")});
 }
 
+SchemaPtr inputs_schema() {
+  return map_of({required("key", scalar(VT::String), "The key naming the file: events_file, model.module, "
+                                                      "data.module, or data (a data set)."),
+                 required("path", scalar(VT::Path), "The file (or fortune directory)."),
+                 omittable("sha256", scalar(VT::String), "The SHA-256 of its bytes, in hex."),
+                 omittable("files", scalar(VT::Count, 1), "A directory: the files read."),
+                 omittable("bytes", scalar(VT::Count, 0), "Its size (a directory: of the files read)."),
+                 omittable("modified", scalar(VT::String),
+                           "Its modification time (a directory: the latest), ISO 8601 UTC.")});
+}
+
 SchemaPtr event_schema() {
   const auto target = [](const char* doc) { return required("target", scalar(VT::Name), doc); };
   const auto recover = [] {
@@ -389,13 +400,17 @@ SchemaPtr event_schema() {
       {{"worker_crash",
         "A worker's host fails: its computation and its messages in flight are cancelled (never delivered late). "
         "Async goes on without it; sync and SSP barriers stop counting it after protocol.failure_timeout; "
-        "all-reduce rebuilds its ring without it then.",
+        "all-reduce stalls until then and rebuilds its ring without it.",
         {target("`worker-<i>`."), recover()}},
-       {"worker_recover", "A worker's host comes back: it pulls the current parameters and goes on.",
+       {"worker_recover",
+        "A worker's host comes back: it pulls the current parameters and goes on. All-reduce rebuilds its ring "
+        "with it at once (before or after protocol.failure_timeout): it gets a copy of the replica and the round "
+        "under way runs again with its gradient.",
         {target("`worker-<i>`.")}},
        {"server_crash",
         "A server host fails: the shards on it lose their state since their last checkpoint "
-        "(cluster.servers.checkpoint); on recovery they read it back and training goes on from there.",
+        "(cluster.servers.checkpoint); on recovery they read it back and training goes on from there. Not "
+        "with protocol hybrid (its shards would roll back while the all-reduced part goes on).",
         {target("`server-<j>`."), recover()}},
        {"server_recover", "A server host comes back (its shards read their checkpoints).", {target("`server-<j>`.")}},
        {"link",
@@ -607,9 +622,23 @@ SchemaPtr build() {
                 "The same events from a CSV trace (e.g. taken from a real cluster), relative to the working "
                 "directory: a header `time,kind,target,value` (an optional `latency` column after `value` is "
                 "read too), then one event per line, times in non-decreasing order. time: seconds or a "
-                "duration (`12.5s`); value: worker_crash and server_crash: recover_after (seconds or a duration; "
-                "empty: none); link: the bandwidth (`500Mbps`, `0`); worker_speed: the factor; recoveries: "
-                "empty."),
+                "duration (`12.5s`); value: worker_crash and server_crash: recover_after (seconds or a duration, "
+                "above 0; empty: none); link: the bandwidth (`500Mbps`, `0`); worker_speed: the factor; "
+                "recoveries: empty. Targets are named as pssim names them (`worker-1`, not `worker-01`). A UTF-8 "
+                "byte order mark before the header is allowed; control characters (a NUL) are not. A line is "
+                "held in 40 bytes, and a run adds about 50 more per line (bench/trace_memory.sh): millions of "
+                "lines fit."),
+      omittable("inputs", list_of(inputs_schema()),
+                "Written by pssim into the resolved scenario (scenario.yaml), not by you: the files the scenario "
+                "reads and what identifies their content when the run started, so a result names its trace, "
+                "module source and data, and a sweep point whose files changed runs again (its identity is its "
+                "resolved scenario). `events_file`, `model.module` and `data.module`: the SHA-256 of the file "
+                "(what `sha256sum` prints). Data sets (`data`: the IDX files, a text corpus): their size in "
+                "bytes and their modification time (UTC), as hashing tens of megabytes on every run and sweep "
+                "point would cost about 0.2 s each; a fortune directory is one entry with the number of `files` "
+                "read, their total `bytes` and the latest modification. A file that does not exist is not "
+                "listed. Whatever a scenario file gives here is replaced by the fingerprints taken when it is "
+                "loaded."),
   });
 }
 

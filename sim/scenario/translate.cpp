@@ -407,30 +407,26 @@ DynamicsConfig read_dynamics(const ConfigNode& root, const Scenario& s) {
   f.pull_compression = s.compression.pull.spec.kind != models::CompressorKind::none;
   const auto& net = s.network;
   if (net.topology == NetworkConfig::Topology::Explicit) {
-    f.nodes = net.switches;
+    f.switches = net.switches;
     f.hosts = net.worker_hosts;
     f.hosts.insert(f.hosts.end(), net.server_hosts.begin(), net.server_hosts.end());
+    f.numbered_hosts = false;
+  } else if (net.topology == NetworkConfig::Topology::Star) {
+    f.switches.push_back("switch");
   } else {
-    for (std::int64_t w = 0; w < f.workers; ++w) f.hosts.push_back(fmt::format("worker-{}", w));
-    for (std::int64_t j = 0; j < f.servers; ++j) f.hosts.push_back(fmt::format("server-{}", j));
-    if (net.topology == NetworkConfig::Topology::Star) {
-      f.nodes.push_back("switch");
-    } else {
-      f.nodes.push_back("core");
-      // Servers in a rack of their own sit under one more switch (build_topology.cpp).
-      const bool own_rack = net.server_racks == NetworkConfig::ServerRacks::OwnRack && f.servers > 0;
-      for (std::int64_t k = 0; k < net.racks + (own_rack ? 1 : 0); ++k) f.nodes.push_back(fmt::format("tor-{}", k));
-    }
+    f.switches.push_back("core");
+    // Servers in a rack of their own sit under one more switch (build_topology.cpp).
+    const bool own_rack = net.server_racks == NetworkConfig::ServerRacks::OwnRack && f.servers > 0;
+    for (std::int64_t k = 0; k < net.racks + (own_rack ? 1 : 0); ++k) f.switches.push_back(fmt::format("tor-{}", k));
   }
-  f.nodes.insert(f.nodes.end(), f.hosts.begin(), f.hosts.end());
   f.all_excluded_by = excluded_by;
   f.network_excluded_by = failures_excluded_by(s);
-  if (const ConfigNode* list = root.find("events")) d.events = read_events(*list, f);
-  if (const ConfigNode* file = root.find("events_file")) {
-    auto more = read_events_file(as_text(*file), f);
-    d.events.insert(d.events.end(), more.begin(), more.end());
-  }
-  check_timeline(d.events);
+  auto timeline = std::make_shared<Timeline>();
+  if (const ConfigNode* list = root.find("events"))
+    for (auto& e : read_events(*list, f)) timeline->add_listed(std::move(e));
+  if (const ConfigNode* file = root.find("events_file")) read_events_file(as_text(*file), f, *timeline);
+  check_timeline(*timeline);
+  if (!timeline->empty()) d.timeline = std::move(timeline);
   return d;
 }
 

@@ -42,11 +42,13 @@ Quantity split_number(std::string_view text, std::string_view what, std::string_
   return {value, unit};
 }
 
+// `implied_unit`: the unit of a bare number (empty: a bare number is an error).
 double with_unit(std::string_view text, std::string_view what, std::string_view example,
-                 const std::vector<Unit>& units) {
-  const Quantity q = split_number(text, what, example);
-  if (q.unit.empty())
+                 const std::vector<Unit>& units, std::string_view implied_unit = {}) {
+  Quantity q = split_number(text, what, example);
+  if (q.unit.empty() && implied_unit.empty())
     throw UnitError(fmt::format("{} has no unit; write {} with its unit, such as {}", shown(text), what, example));
+  if (q.unit.empty()) q.unit = implied_unit;
   for (const Unit& u : units)
     if (u.name == q.unit) {
       if (q.number < 0) throw UnitError(fmt::format("{} is negative; {} cannot be", shown(text), what));
@@ -141,14 +143,20 @@ bool parse_bool(std::string_view text) {
   throw UnitError(fmt::format("{} is not a boolean; write true or false", shown(text)));
 }
 
-TimeNs parse_duration(std::string_view text) {
-  const double seconds = with_unit(text, "a duration", "50us, 2ms or 120s", duration_units());
+namespace {
+TimeNs duration_ns(std::string_view text, std::string_view implied_unit) {
+  const double seconds = with_unit(text, "a duration", "50us, 2ms or 120s", duration_units(), implied_unit);
   if (seconds * 1e9 >= 9.2e18) throw UnitError(fmt::format("{} is beyond the simulator's range (292 years)", shown(text)));
   const TimeNs ns = seconds_to_ns(seconds);
   if (ns == 0 && seconds > 0)
     throw UnitError(fmt::format("{} is below the simulator's 1 ns resolution", shown(text)));
   return ns;
 }
+}  // namespace
+
+TimeNs parse_duration(std::string_view text) { return duration_ns(text, {}); }
+
+TimeNs parse_seconds_or_duration(std::string_view text) { return duration_ns(text, "s"); }
 
 double parse_fine_duration(std::string_view text) {
   return with_unit(text, "a duration", "0.5ns or 2us", duration_units());

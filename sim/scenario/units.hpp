@@ -39,6 +39,8 @@ double parse_ratio(std::string_view text);
 /// true/false, yes/no, on/off (YAML 1.1 spellings, lower case or capitalized).
 bool parse_bool(std::string_view text);
 TimeNs parse_duration(std::string_view text);
+/// A duration, or a bare number of seconds ("12.5" = 12.5s: traces), with the same checks.
+TimeNs parse_seconds_or_duration(std::string_view text);
 /// A duration in seconds, not rounded to the simulator's 1 ns (costs per element: 0.25ns).
 double parse_fine_duration(std::string_view text);
 double parse_bandwidth(std::string_view text);

@@ -5,12 +5,13 @@
 //   <dir>/points/<NNNN>/scenario.yaml the point's resolved scenario: its identity
 //   <dir>/points/<NNNN>/error.txt     why a failed point failed
 //
-// A point's identity is its whole resolved scenario (every key with the value used, as
-// scenario::resolved_yaml writes it), kept next to its results. A record is current only
-// when its marker names the point's index, seed and swept values and the stored scenario
-// equals the point's, byte for byte: any change to the base scenario, to `set:` or to the
-// swept values (or a pssim whose defaults differ) makes the point run again, and a
-// sweep.csv built from the records never shows another definition's results.
+// A point's identity is its whole resolved scenario (every key with the value used, and
+// the fingerprints of the files it reads, as scenario::resolved_yaml writes it), kept
+// next to its results. A record is current only when its marker names the point's index,
+// seed and swept values and the stored scenario equals the point's, byte for byte: any
+// change to the base scenario, to `set:`, to the swept values or to a file they read (or
+// a pssim whose defaults differ) makes the point run again, and a sweep.csv built from
+// the records never shows another definition's results.
 #pragma once
 
 #include <filesystem>

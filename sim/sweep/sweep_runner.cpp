@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -136,7 +137,17 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   };
   std::vector<std::thread> threads;
   const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(todo.size())));
-  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  try {
+    for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  } catch (const std::exception& e) {
+    // The jobs started finish the point they run (kept) and take no other; a joinable
+    // std::thread must not be destroyed by the unwinding (std::terminate).
+    next = todo.size();
+    for (auto& t : threads) t.join();
+    throw std::runtime_error(fmt::format("cannot start {} sweep jobs: the system refused after {} ({}); use fewer "
+                                         "jobs (-j) or raise the limit on processes or memory",
+                                         jobs, threads.size() + 1, e.what()));
+  }
   worker();
   for (auto& t : threads) t.join();
   if (interrupted()) throw experiment::Interrupted();

@@ -40,10 +40,12 @@ fs::path scratch() {
   return dir;
 }
 
-// Runs pssim with `args` (already shell-quoted where needed).
-Result pssim(const std::string& args) {
+// Runs pssim with `args` (already shell-quoted where needed), after the shell commands
+// `before` (e.g. a ulimit).
+Result pssim(const std::string& args, const std::string& before = "") {
   const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  const std::string cmd = std::string(PSSIM_BINARY) + " " + args + " > " + out.string() + " 2> " + err.string();
+  const std::string cmd =
+      before + std::string(PSSIM_BINARY) + " " + args + " > " + out.string() + " 2> " + err.string();
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
@@ -417,10 +419,10 @@ grid:
                       Catch::Contains("compute alone"));
 }
 
-TEST_CASE("the shipped scenarios are valid", "[cli]") {
+TEST_CASE("the shipped and benchmark scenarios are valid (and pass the memory estimate)", "[cli]") {
   int checked = 0;
   for (const auto& dir : {fs::path(PSSIM_SOURCE_DIR) / "scenarios", fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "timing",
-                          fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "sweeps"})
+                          fs::path(PSSIM_SOURCE_DIR) / "scenarios" / "sweeps", fs::path(PSSIM_SOURCE_DIR) / "bench" / "scenarios"})
     for (const auto& entry : fs::directory_iterator(dir)) {
       if (entry.path().extension() != ".yaml") continue;
       const Result r = pssim("validate " + entry.path().string());
@@ -576,6 +578,30 @@ grid:
                                     " exists and is not a directory"));
   CHECK_THAT(r.err, Catch::Contains("0 failed and 1 missing"));
   CHECK_THAT(slurp(out2 / "sweep.csv"), Catch::Contains("\n0,1,missing,"));
+}
+
+TEST_CASE("exit 1: threads the system refuses are an error naming them, from run and sweep", "[cli][exit]") {
+#if defined(__SANITIZE_ADDRESS__)
+  WARN("skipped under AddressSanitizer: it needs more address space than the limit this test sets");
+#else
+  // A model with math, so that the run starts its gradient threads; 2 GB of address space
+  // leave no room for 300 stacks of 8 MiB.
+  const fs::path scenario = write_scenario("threads.yaml", R"(name: threads
+model: {kind: mlp, hidden: [8]}
+data: {kind: synthetic, batch_size: 4, train_items: 64, test_items: 16}
+training: {stop: {updates: 2}}
+cluster: {workers: {count: 2}}
+)");
+  const std::string limit = "ulimit -v 2000000; ";
+  Result r = pssim("run -q " + scenario.string() + " --threads 300 -o " + (scratch() / "threads-out").string(), limit);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("pssim: error: cannot start 300 threads: the system refused after "));
+  CHECK_THAT(r.err, !Catch::Contains("terminate"));
+  const fs::path sweep = write_scenario("threads-sweep.yaml", "name: threads-sweep\nbase: threads.yaml\nseeds: [1]\n");
+  r = pssim("sweep -q " + sweep.string() + " --threads 300 -o " + (scratch() / "threads-sweep-out").string(), limit);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("point 0 failed: cannot start 300 threads"));
+#endif
 }
 
 namespace {

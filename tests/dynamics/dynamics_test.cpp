@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "sim/experiment/experiment.hpp"
 #include "sim/scenario/load_scenario.hpp"
@@ -46,6 +47,14 @@ std::string cluster(const std::string& protocol, const std::string& stop, const 
          "protocol: " + protocol + "\n" + extra;
 }
 
+// The first ring rebuild happened at `time`, over `workers` workers.
+void check_first_rebuild(const Record& r, TimeNs time, int workers) {
+  const auto* rebuilt = r.event("ring_rebuilt");
+  REQUIRE(rebuilt);
+  CHECK(rebuilt->time == time);
+  CHECK(rebuilt->value == workers);
+}
+
 double harmonic(int n) {
   double h = 0;
   for (int k = 1; k <= n; ++k) h += 1.0 / k;
@@ -82,6 +91,7 @@ TEST_CASE("a failure timeout holds the sync barrier that long, then it goes on",
   const auto* detected = r.event("failure_detected");
   REQUIRE(detected);
   CHECK(detected->time == 150'000'000);
+  CHECK(detected->note == "barriers stop waiting for it");
   bool gap = false;
   for (std::size_t i = 1; i < r.updates.size(); ++i)
     if (r.updates[i - 1].time < 100'000'000 && r.updates[i].time >= 100'000'000) {
@@ -125,6 +135,8 @@ TEST_CASE("async goes on with the live workers, every worker down stops the run"
     if (u.time > 50'000'000) CHECK(u.worker != 0);
   }
   CHECK(r.event("no_live_workers"));
+  REQUIRE(r.event("failure_detected"));
+  CHECK(r.event("failure_detected")->note == "nothing waited for it (async)");  // async has no barrier
 }
 
 TEST_CASE("all-reduce rebuilds its ring without the lost worker after the timeout", "[dynamics][allreduce]") {
@@ -133,12 +145,81 @@ TEST_CASE("all-reduce rebuilds its ring without the lost worker after the timeou
   Record r;
   const auto stats = e.run(&r);
   CHECK(stats.stopped_by == experiment::StopReason::Updates);
-  const auto* rebuilt = r.event("ring_rebuilt");
-  REQUIRE(rebuilt);
-  CHECK(rebuilt->time == 70'000'000);
-  CHECK(rebuilt->value == 3);
+  check_first_rebuild(r, 70'000'000, 3);
+  REQUIRE(r.event("failure_detected"));
+  CHECK(r.event("failure_detected")->note == "the ring is rebuilt without it");
   for (const auto& u : r.updates) CHECK(u.gradients == (u.time <= 70'000'000 ? 4 : 3));
   CHECK(r.updates.back().time > 70'000'000);
+}
+
+namespace {
+// All-reduce with real math (the store checks that an average has every gradient it
+// counts): a 784-16-10 MLP on synthetic images, about 5 ms per iteration.
+std::string allreduce_with_math(int workers, const std::string& protocol, const std::string& events) {
+  return fmt::format("name: ar\nmodel: {{kind: mlp, hidden: [16]}}\n"
+                     "data: {{kind: synthetic, batch_size: 4, train_items: 256, test_items: 32}}\n"
+                     "training: {{stop: {{sim_time: 1s}}}}\n"
+                     "cluster: {{workers: {{count: {}, throughput: 60MFLOPS}}}}\n"
+                     "network: {{worker_nic: {{bandwidth: 1Gbps, latency: 50us}}}}\n"
+                     "protocol: {{mode: allreduce, failure_timeout: 200ms, {}}}\nevents:\n{}",
+                     workers, protocol, events);
+}
+}  // namespace
+
+TEST_CASE("all-reduce: a worker back before failure_timeout rejoins the ring at once, for every algorithm",
+          "[dynamics][allreduce]") {
+  // It crashes at 300 ms and is back at 450 ms, before its failure would be detected
+  // (500 ms): the stalled ring is rebuilt with it at 450 ms and the round under way runs
+  // again with every worker's gradient (its own computed anew).
+  for (const auto& [workers, algorithm] : std::vector<std::pair<int, std::string>>{
+           {4, "algorithm: ring"},
+           {5, "algorithm: halving-doubling, chunk_bytes: 8KB"},
+           {5, "algorithm: recursive-doubling"},
+           {5, "algorithm: tree"}}) {
+    CAPTURE(workers, algorithm);
+    experiment::Experiment e(load(allreduce_with_math(
+        workers, algorithm, "  - {at: 300ms, kind: worker_crash, target: worker-1, recover_after: 150ms}\n")));
+    Record r;
+    const auto stats = e.run(&r);
+    CHECK(stats.stopped_by == experiment::StopReason::SimTime);
+    check_first_rebuild(r, 450'000'000, workers);
+    CHECK_FALSE(r.event("failure_detected"));
+    int after = 0;
+    for (const auto& u : r.updates) {
+      CHECK(u.gradients == workers);
+      after += u.time > 450'000'000 ? 1 : 0;
+    }
+    CHECK(after > 50);
+  }
+}
+
+TEST_CASE("all-reduce: every worker down at once, back before failure_timeout, trains on", "[dynamics][allreduce]") {
+  // Both crash at 300 ms and are back at 310 ms: the ring is rebuilt with the first (1
+  // worker), then with both, from the round that was under way; memory stays bounded.
+  for (const std::string algorithm : {"ring", "halving-doubling", "recursive-doubling", "tree"}) {
+    CAPTURE(algorithm);
+    experiment::Experiment e(load(allreduce_with_math(
+        2, "algorithm: " + algorithm,
+        "  - {at: 300ms, kind: worker_crash, target: worker-0, recover_after: 10ms}\n"
+        "  - {at: 300ms, kind: worker_crash, target: worker-1, recover_after: 10ms}\n")));
+    Record r;
+    const auto stats = e.run(&r);
+    CHECK(stats.stopped_by == experiment::StopReason::SimTime);
+    std::vector<double> rebuilt;
+    for (const auto& ev : r.events)
+      if (ev.kind == "ring_rebuilt") {
+        CHECK(ev.time == 310'000'000);
+        rebuilt.push_back(ev.value);
+      }
+    CHECK(rebuilt == std::vector<double>{1, 2});
+    int after = 0;
+    for (const auto& u : r.updates)
+      if (u.time > 310'000'000) {
+        CHECK(u.gradients == 2);
+        ++after;
+      }
+    CHECK(after > 50);
+  }
 }
 
 TEST_CASE("the updates lost in a server crash are those since its last checkpoint", "[dynamics][checkpoint]") {

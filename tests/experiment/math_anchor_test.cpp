@@ -176,7 +176,8 @@ Outcome run_lm(const std::string& text, std::vector<std::string> overrides = {})
   const auto loaded = scenario::load_scenario_text(text, "lm.yaml", {overrides, {}});
   experiment::Experiment e(loaded.scenario, 1);
   e.run(nullptr);
-  return {e.parameters(), e.protocol().totals().push_bytes, e.protocol().totals().pull_bytes};
+  return {e.parameters(), e.network().bytes_moved(net::ByteAccount::Push),
+          e.network().bytes_moved(net::ByteAccount::Pull)};
 }
 }  // namespace
 

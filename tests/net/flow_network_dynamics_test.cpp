@@ -125,6 +125,7 @@ TEST_CASE("cancelling a host's messages frees their share at once", "[flow_netwo
   CHECK(rec.arrived.count(2) == 0);
   CHECK(rec.cancelled.at(2) == 4 * kMillisecond);
   CHECK(net.resource_bytes()[uplink(t, "h1")] == Approx(2.5 * MB));
+  CHECK(net.bytes_moved() == Approx(12.5 * MB));  // all of h0's, what h1's moved before the cancel
   CHECK(net.active_flows() == 0);
 }
 

@@ -221,4 +221,5 @@ TEST_CASE("tcp: utilization counts payload, and bytes in flight at finish", "[fl
   net.finish();
   CHECK(net.link_utilization().at(0, 0) == Approx(0.97).epsilon(1e-6));
   CHECK(net.resource_bytes()[up] == Approx(0.97 * B * 2e-3).epsilon(1e-9));
+  CHECK(net.bytes_moved() == Approx(0.97 * B * 2e-3).epsilon(1e-9));  // payload in flight, under general sharing
 }

@@ -323,6 +323,30 @@ TEST_CASE("bytes in flight are counted at finish", "[flow_network]") {
   CHECK(rec.arrived.empty());
 }
 
+TEST_CASE("bytes moved: per account, what crossed links so far, nothing for a local message", "[flow_network]") {
+  // h0 sends 10 MB to h1 at 1 GB/s (Push) and 2 MB to itself (Pull); h1 sends 1 MB to h0
+  // (Pull). At 4 ms: 4 MB of the first moved, the 1 MB one arrived at 1 ms, the local one
+  // crossed nothing. At the end: 10 MB and 1 MB.
+  Simulator sim;
+  const Topology t = build_star(hosts(2, 1 * GBps, 0));
+  FlowNetwork net(sim, t);
+  Recorder rec(&sim);
+  net.send(t.node("h0"), t.node("h1"), 10 * MB, &rec, 0, {.account = ByteAccount::Push});
+  net.send(t.node("h0"), t.node("h0"), 2 * MB, &rec, 1, {.account = ByteAccount::Pull});
+  net.send(t.node("h1"), t.node("h0"), 1 * MB, &rec, 2, {.account = ByteAccount::Pull});
+  sim.run_until(4 * kMillisecond);
+  CHECK(rec.arrived.count(1) == 1);  // delivered, having crossed no link
+  CHECK(net.bytes_moved(ByteAccount::Push) == Approx(4 * MB).epsilon(1e-9));
+  CHECK(net.bytes_moved(ByteAccount::Pull) == 1 * MB);
+  sim.run();
+  net.finish();
+  CHECK(net.bytes_moved(ByteAccount::Push) == 10 * MB);
+  CHECK(net.bytes_moved() == 11 * MB);
+  const ResourceId up0 = t.route(t.node("h0"), t.node("h1")).resources[0];
+  const ResourceId up1 = t.route(t.node("h1"), t.node("h0")).resources[0];
+  CHECK(net.resource_bytes()[up0] + net.resource_bytes()[up1] == net.bytes_moved());
+}
+
 TEST_CASE("messages starting together, sent back to back, start in one event counted as each",
           "[flow_network]") {
   // h0 -> h1 and h2 -> h3 (disjoint links), 1.25 MB at 1.25 GB/s: 1 ms after 40 us.

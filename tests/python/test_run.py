@@ -118,6 +118,38 @@ def test_errors_carry_the_cli_message(cli, tmp_path):
         pssim.load(tmp_path)
 
 
+def test_thread_and_job_counts_are_checked_as_the_command_checks_them(tmp_path):
+    tiny = (
+        "name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\ntraining: {stop: {updates: 1}}\n"
+        "cluster: {workers: {count: 2}}\n")
+    for bad in (1025, 0, -1, 1.5, True, "2", 10**6):
+        with pytest.raises(pssim.InputError, match=r"^threads = .*: must be a whole number from 1 to 1024$"):
+            pssim.run(tiny, threads=bad)
+    spec = tmp_path / "sweep.yaml"
+    (tmp_path / "tiny.yaml").write_text(tiny)
+    spec.write_text("name: s\nbase: tiny.yaml\nseeds: [1]\n")
+    with pytest.raises(pssim.InputError, match=r"^jobs = 1000000: must be"):
+        pssim.sweep(spec, output=tmp_path / "s", jobs=10**6)
+    with pytest.raises(pssim.InputError, match=r"^threads = 0: must be"):
+        pssim.sweep(spec, output=tmp_path / "s", threads=0)
+    assert pssim.run(tiny, threads=1024).summary["updates"] == 1
+
+
+def test_load_of_a_damaged_directory_names_the_file(tmp_path):
+    r = pssim.run("name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"
+                  "training: {stop: {updates: 2}}\ncluster: {workers: {count: 2}}\n", output=tmp_path / "run")
+    assert pssim.load(r.directory).summary["updates"] == 2
+    damage = [("summary.json", b'{"updates": 2,'), ("summary.json", b"\xff\xfe{}"),
+              ("scenario.yaml", b"name: [unclosed\n"), ("metrics.csv", b'time_s,event\n"1,update\n'),
+              ("workers.csv", b"\xff\xfe\x00")]
+    for name, content in damage:
+        original = (r.directory / name).read_bytes()
+        (r.directory / name).write_bytes(content)
+        with pytest.raises(pssim.InputError, match="^" + re.escape(str(r.directory / name)) + r": damaged or unreadable \("):
+            pssim.load(r.directory)
+        (r.directory / name).write_bytes(original)
+
+
 def test_sweep_and_load_match_the_cli(cli, tmp_path):
     base = tmp_path / "base.yaml"
     base.write_text("name: tiny\nmodel: {kind: synthetic, params: 1M, flops_per_sample: 1MFLOP}\n"

@@ -48,9 +48,7 @@ EventFacts facts() {
   f.workers = 4;
   f.servers = 2;
   f.scheme = "sync";
-  f.hosts = {"worker-0", "worker-1", "worker-2", "worker-3", "server-0", "server-1"};
-  f.nodes = f.hosts;
-  f.nodes.push_back("switch");
+  f.switches = {"switch"};
   return f;
 }
 
@@ -73,18 +71,20 @@ TEST_CASE("every event kind round-trips through the trace file", "[scenario][eve
   std::ostringstream out;
   write_events_file(events, out);
   const TempFile file("pssim-trace", out.str());
-  const auto back = read_events_file(file.path.string(), facts());
-  REQUIRE(back.size() == events.size());
+  Timeline timeline;
+  read_events_file(file.path.string(), facts(), timeline);
+  REQUIRE(timeline.size() == events.size());
   for (std::size_t i = 0; i < events.size(); ++i) {
     CAPTURE(i, out.str());
-    CHECK(back[i].kind == events[i].kind);
-    CHECK(back[i].target == events[i].target);
-    CHECK(back[i].at == events[i].at);
-    CHECK(back[i].recover_after == events[i].recover_after);
-    CHECK(back[i].bandwidth == events[i].bandwidth);
-    CHECK(back[i].latency == events[i].latency);
-    CHECK(back[i].factor == events[i].factor);
-    CHECK(back[i].where.line == static_cast<int>(i) + 2);  // after the header
+    const EventSpec back = timeline.entry(i);
+    CHECK(back.kind == events[i].kind);
+    CHECK(back.target == events[i].target);
+    CHECK(back.at == events[i].at);
+    CHECK(back.recover_after == events[i].recover_after);
+    CHECK(back.bandwidth == events[i].bandwidth);
+    CHECK(back.latency == events[i].latency);
+    CHECK(back.factor == events[i].factor);
+    CHECK(back.where.line == static_cast<int>(i) + 2);  // after the header
   }
 }
 
@@ -98,17 +98,18 @@ TEST_CASE("events_file and events: give the same timeline", "[scenario][events]"
   - {at: 3s, kind: worker_speed, target: worker-2, factor: 0.5}
 )",
                                                 "s.yaml");
-  const auto& a = from_file.scenario.dynamics.events;
-  const auto& b = inline_events.scenario.dynamics.events;
-  REQUIRE(a.size() == 3);
-  REQUIRE(b.size() == 3);
+  const Timeline& from_trace = *from_file.scenario.dynamics.timeline;
+  const Timeline& listed = *inline_events.scenario.dynamics.timeline;
+  REQUIRE(from_trace.size() == 3);
+  REQUIRE(listed.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
-    CHECK(a[i].kind == b[i].kind);
-    CHECK(a[i].at == b[i].at);
-    CHECK(a[i].target == b[i].target);
-    CHECK(a[i].recover_after == b[i].recover_after);
-    CHECK(a[i].bandwidth == b[i].bandwidth);
-    CHECK(a[i].factor == b[i].factor);
+    const EventSpec a = from_trace.entry(i), b = listed.entry(i);
+    CHECK(a.kind == b.kind);
+    CHECK(a.at == b.at);
+    CHECK(a.target == b.target);
+    CHECK(a.recover_after == b.recover_after);
+    CHECK(a.bandwidth == b.bandwidth);
+    CHECK(a.factor == b.factor);
   }
 }
 
@@ -147,6 +148,61 @@ TEST_CASE("bad events are errors at their file and line", "[scenario][events]") 
   CHECK_THAT(first_error(base + "events_file: " + orphan.path.string() + "\n"),
              Catch::StartsWith(orphan.path.string() + ":2:") && Catch::Contains("it has not crashed"));
   CHECK_THAT(first_error(base + "events_file: /nonexistent/trace.csv\n"), Catch::Contains("cannot read"));
+}
+
+TEST_CASE("trace quirks: a byte order mark, negative times, control characters, recover_after 0, worker-01",
+          "[scenario][events]") {
+  const std::string base(kBase);
+  const auto trace_error = [&](const std::string& name, const std::string& text) {
+    const TempFile file(name, text);
+    const std::string e = first_error(base + "events_file: " + file.path.string() + "\n");
+    return e.substr(std::min(e.size(), file.path.string().size()));  // the file's name left out
+  };
+  // A UTF-8 byte order mark before the header (spreadsheets write one) is no part of it.
+  const TempFile bom("pssim-bom", "\xEF\xBB\xBFtime,kind,target,value\n1,worker_speed,worker-1,0.5\n");
+  const auto loaded = load_scenario_text(base + "events_file: " + bom.path.string() + "\n", "s.yaml");
+  REQUIRE(loaded.scenario.dynamics.timeline->size() == 1);
+  CHECK(loaded.scenario.dynamics.timeline->entry(0).factor == 0.5);
+  // A negative time is said to be one, in seconds or with a unit; a recovery delay too.
+  CHECK(trace_error("pssim-neg", "time,kind,target,value\n-1,worker_crash,worker-1,\n") ==
+        ":2:1: error: '-1' is negative; a duration cannot be");
+  CHECK(trace_error("pssim-neg-unit", "time,kind,target,value\n-2ms,worker_crash,worker-1,\n") ==
+        ":2:1: error: '-2ms' is negative; a duration cannot be");
+  CHECK(trace_error("pssim-neg-recover", "time,kind,target,value\n1,worker_crash,worker-1,-3\n") ==
+        ":2:1: error: worker_crash: '-3' is negative; a duration cannot be");
+  // A control character is named by its code and column, never printed (a NUL would cut
+  // the message short).
+  CHECK(trace_error("pssim-nul", std::string("time,kind,target,value\n1,worker_cr\0ash,worker-1,\n", 49)) ==
+        ":2:12: error: control character 0x00 in column 12: an events file is text (time,kind,target,value)");
+  // recover_after 0 is refused as in the YAML list.
+  CHECK(trace_error("pssim-zero", "time,kind,target,value\n1,worker_crash,worker-1,0\n") ==
+        ":2:1: error: worker_crash: recover_after = 0 is out of range: must be greater than 0s (empty: it does not "
+        "come back)");
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: worker_crash, target: worker-1, recover_after: 0s}\n"),
+             Catch::Contains("recover_after = 0s is out of range: must be greater than 0s"));
+  // One name per worker: worker-01 is not a second name for worker-1.
+  CHECK(trace_error("pssim-zeros", "time,kind,target,value\n1,worker_crash,worker-01,\n2,worker_recover,worker-1,\n") ==
+        ":2:1: error: worker_crash of 'worker-01': no such worker (workers are worker-0 .. worker-3); did you mean "
+        "'worker-1'?");
+  CHECK_THAT(first_error(base + "events:\n  - {at: 1s, kind: server_crash, target: server-00}\n"),
+             Catch::EndsWith("no such server (servers are server-0 .. server-1); did you mean 'server-0'?"));
+}
+
+TEST_CASE("server crashes under hybrid are refused at their line", "[scenario][events]") {
+  const std::string hybrid = R"(name: hy
+model: {kind: lstm-lm, embed_dim: 8, hidden_size: 8}
+data: {kind: synthetic-text, batch_size: 2, seq_len: 4}
+training: {stop: {updates: 3}}
+cluster: {workers: {count: 2}, servers: {count: 1, sparse_embeddings: true}}
+protocol: {mode: hybrid}
+)";
+  CHECK_THAT(first_error(hybrid + "events:\n  - {at: 1s, kind: server_crash, target: server-0, recover_after: 1s}\n"),
+             Catch::StartsWith("s.yaml:8:") &&
+                 Catch::Contains("server_crash with protocol hybrid is not modelled: a restored shard would take the "
+                                 "embedding rows back to its checkpoint while the all-reduced part goes on"));
+  const TempFile trace("pssim-hybrid", "time,kind,target,value\n1,server_crash,server-0,\n2,server_recover,server-0,\n");
+  CHECK_THAT(first_error(hybrid + "events_file: " + trace.path.string() + "\n"),
+             Catch::StartsWith(trace.path.string() + ":2:") && Catch::Contains("with protocol hybrid is not modelled"));
 }
 
 TEST_CASE("noise: the old form keeps working, shifted-exponential takes its own keys", "[scenario][events]") {

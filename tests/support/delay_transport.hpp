@@ -3,6 +3,7 @@
 // expected times are sums a test can write down.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -17,15 +18,22 @@ class DelayTransport : public net::Transport {
   DelayTransport(Simulator& sim, double bandwidth, TimeNs latency) : sim_(sim), bandwidth_(bandwidth), latency_(latency) {}
 
   void send(net::NodeId src, net::NodeId dst, double bytes, net::MessageSink* sink, std::uint64_t tag) override {
+    send(src, dst, bytes, sink, tag, net::SendOptions{});
+  }
+  void send(net::NodeId src, net::NodeId dst, double bytes, net::MessageSink* sink, std::uint64_t tag,
+            const net::SendOptions& options) override {
     sent.push_back({src, dst, bytes, sim_.now()});
-    pending_.push_back({sink, tag, src, dst});  // a deque: the address stays valid for the event
+    pending_.push_back({sink, tag, src, dst, bytes, options.account, this});  // a deque: addresses stay valid
     Pending* p = &pending_.back();
     sim_.schedule_after(latency_ + seconds_to_ns(bytes / bandwidth_), [p] {
       if (p->cancelled) return;
       p->delivered = true;
+      p->transport->delivered_bytes_[static_cast<std::size_t>(p->account)] += p->bytes;
       p->sink->on_delivered(p->tag);
     });
   }
+  /// Bytes of the messages of `account` delivered so far (each moves whole on delivery).
+  double bytes_delivered(net::ByteAccount account) const { return delivered_bytes_[static_cast<std::size_t>(account)]; }
 
   // Cancels in send order, as FlowNetwork does.
   std::size_t cancel_host(net::NodeId host) override {
@@ -47,6 +55,9 @@ class DelayTransport : public net::Transport {
     net::MessageSink* sink;
     std::uint64_t tag;
     net::NodeId src, dst;
+    double bytes;
+    net::ByteAccount account;
+    DelayTransport* transport;
     bool cancelled = false, delivered = false;
   };
   template <typename Match>
@@ -62,6 +73,7 @@ class DelayTransport : public net::Transport {
   double bandwidth_;
   TimeNs latency_;
   std::deque<Pending> pending_;
+  std::array<double, 2> delivered_bytes_{};  // per net::ByteAccount
 };
 
 }  // namespace pssim::testing

@@ -202,6 +202,28 @@ seeds: [1, 2]
   CHECK(slurp(out / "sweep.csv") == first);
 }
 
+TEST_CASE("a point's identity covers the content of the files its scenario reads", "[sweep]") {
+  // The same trace file, edited between two sweeps: its points run again, with the new trace.
+  const fs::path trace = write("ident-trace.csv", "time,kind,target,value\n1ms,worker_speed,worker-1,0.5\n");
+  write("trace-base.yaml", std::string(kBase) + "events_file: " + trace.string() + "\n");
+  const auto spec = [&] { return sweep::load_sweep(write("trace.yaml", "name: trace\nbase: trace-base.yaml\nseeds: [1, 2]\n")); };
+  const fs::path out = scratch() / "trace-out";
+  sweep::SweepOptions options;
+  options.output_dir = out;
+  REQUIRE(sweep::run_sweep(spec(), options).ran == 2);
+  const std::string first = slurp(out / "sweep.csv");
+  CHECK(sweep::run_sweep(spec(), options).ran == 0);
+  write("ident-trace.csv", "time,kind,target,value\n1ms,worker_speed,worker-1,0.1\n");
+  const auto outcome = sweep::run_sweep(spec(), options);
+  CHECK(outcome.ran == 2);
+  CHECK(outcome.skipped == 0);
+  CHECK(slurp(out / "sweep.csv") != first);  // the slower worker's results, not the old ones
+  // The resolved scenario names the trace's content (what sha256sum prints for it).
+  CHECK_THAT(slurp(out / "points" / "0000" / "scenario.yaml"),
+             Catch::Contains("  - key: events_file\n    path: \"" + trace.string() +
+                             "\"\n    sha256: \"e0e470f0a00b213f611e020cb209dc446434a104d49a8ea7438617fb6ee79467\"\n"));
+}
+
 TEST_CASE("sweep.csv never outlives the points it describes", "[sweep]") {
   write("base.yaml", kBase);
   const auto spec = sweep::load_sweep(write("stale.yaml", "name: stale\nbase: base.yaml\nseeds: [1, 2]\n"));
