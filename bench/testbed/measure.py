@@ -10,6 +10,7 @@ made before the cases, and ring_of_flows() whether the machine keeps up with eve
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -85,9 +86,13 @@ def rtt(testbed, bps):
 
 
 def run_case(testbed, case, rounds):
-    """Seconds per round of `case`, measured once (rounds after WARMUP)."""
+    """One measurement of `case`: {"period": seconds per round (rounds after WARMUP),
+    "pull_spread": for PS with several workers, the median over those rounds of the time
+    between the first and the last worker holding a round's parameters, over the period
+    (None otherwise)}."""
     total = WARMUP + rounds
     timeout = 20 + 10 * total * case.estimate_s()
+    spread = None
     if case.scheme == "ring":
         for i in range(case.workers):
             testbed.shape(i, case.worker_bps, case.worker_bps, case.delay_s)
@@ -95,7 +100,7 @@ def run_case(testbed, case, rounds):
                          "--right", "{}:{}".format(testbed.address((i + 1) % case.workers), PORT),
                          "--bytes", str(case.bytes), "--rounds", str(total)])
                     for i in range(case.workers)]
-        results = run_peers(testbed, commands, timeout)
+        ends = round_ends(run_peers(testbed, commands, timeout), total)
     else:
         k = case.servers
         servers, workers = range(k), range(k, k + case.workers)
@@ -108,9 +113,19 @@ def run_case(testbed, case, rounds):
                          "--rounds", str(total)]) for i in servers]
         addresses = [a for i in servers for a in ("--server", "{}:{}".format(testbed.address(i), PORT))]
         commands += [(i, ["worker", "--bytes", part, "--rounds", str(total)] + addresses) for i in workers]
-        results = run_peers(testbed, commands, timeout)[:k]  # the servers' barriers
-    ends = [max(r["ends_ns"][j] for r in results) for j in range(total)]
-    return (ends[-1] - ends[WARMUP - 1]) * 1e-9 / rounds
+        results = run_peers(testbed, commands, timeout)
+        ends = round_ends(results[:k], total)  # the servers' barriers
+        if case.workers > 1:  # held_ns[r]: the parameters of round r (0: the initial ones)
+            held = [r["held_ns"] for r in results[k:]]
+            spread = statistics.median(max(h[r] for h in held) - min(h[r] for h in held)
+                                       for r in range(WARMUP, total))
+    period = (ends[-1] - ends[WARMUP - 1]) * 1e-9 / rounds
+    return {"period": period, "pull_spread": None if spread is None else spread * 1e-9 / period}
+
+
+def round_ends(results, total):
+    """When each round ended: the last of the peers' ends of it."""
+    return [max(r["ends_ns"][j] for r in results) for j in range(total)]
 
 
 def load_average():

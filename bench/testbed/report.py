@@ -30,20 +30,30 @@ def table(header, rows):
 
 def case_table(results, variants):
     """results: dicts with case, rounds, measured (seconds per round, one per repetition),
-    predicted ({variant: seconds}) and emulated (False: the machine could not carry the
-    case's rates, marked); variants: the prediction columns, in order."""
-    header = ["case", "regime", "rounds", "measured ms (min-max)"] + ["{} ms".format(v) for v in variants[:2]]
+    pull_spread (optional: per repetition, the time from the first to the last worker
+    holding a round's parameters over the round, or None), predicted ({variant: seconds})
+    and emulated (optional; False: the machine could not carry the case's rates, marked);
+    variants: the prediction columns, in order."""
+    header = ["case", "regime", "rounds", "measured ms (min-max)", "pull spread"]
+    header += ["{} ms".format(v) for v in variants[:2]]
     header += [v for v in variants]
     rows = []
     for r in results:
         m = statistics.median(r["measured"])
         name = r["case"].name + ("" if r.get("emulated", True) else " (not emulated)")
         row = [name, r["case"].regime, r["rounds"],
-               "{:.1f} ({:.1f}-{:.1f})".format(1e3 * m, 1e3 * min(r["measured"]), 1e3 * max(r["measured"]))]
+               "{:.1f} ({:.1f}-{:.1f})".format(1e3 * m, 1e3 * min(r["measured"]), 1e3 * max(r["measured"])),
+               spread_text(r.get("pull_spread"))]
         row += ["{:.1f}".format(1e3 * r["predicted"][v]) for v in variants[:2]]
         row += [pct(error(r["predicted"][v], m)) for v in variants]
         rows.append(row)
     return table(header, rows)
+
+
+def spread_text(spreads):
+    """The median pull spread of the repetitions, as a share of the round ("" if none)."""
+    spreads = [x for x in spreads or [] if x is not None]
+    return "{:.0f} %".format(100 * statistics.median(spreads)) if spreads else ""
 
 
 def regime_table(results, variants):

@@ -125,7 +125,8 @@ def measure_all(a):
         out["rtt_s"] = measure.rtt(tb, max(rates))
         log("round trip of 1 byte: {:.1f} us (median of 300): NIC latency {:.1f} us in the scenarios".format(
             out["rtt_s"] * 1e6, out["rtt_s"] / 4 * 1e6))
-        results = [{"case": dataclass_dict(c), "rounds": c.rounds(), "measured": []} for c in chosen]
+        results = [{"case": dataclass_dict(c), "rounds": c.rounds(), "measured": [], "pull_spread": []}
+                   for c in chosen]
         estimate = sum((1 + c.rounds()) * c.estimate_s() for c in chosen) * a.reps
         log("{} cases x {} repetitions, about {:.0f} s of rounds".format(len(chosen), a.reps, estimate))
         for rep in range(a.reps):
@@ -133,7 +134,9 @@ def measure_all(a):
             out["loads"].append(load)
             log("repetition {}/{} (1-min load {:.2f})".format(rep + 1, a.reps, load))
             for c, r in zip(chosen, results):
-                r["measured"].append(measure.run_case(tb, c, r["rounds"]))
+                once = measure.run_case(tb, c, r["rounds"])
+                r["measured"].append(once["period"])
+                r["pull_spread"].append(once["pull_spread"])
         out["loads"].append(measure.load_average())
     out["results"] = results
     return out

@@ -78,7 +78,7 @@ def test_errors_and_summaries():
          "predicted": {"a": 0.05, "b": 0.04}},
     ]
     per_case = report.case_table(results, ["a", "b"]).split("\n")
-    assert per_case[2] == "| ps-n1-8MB-1G | one | 3 | 110.0 (100.0-120.0) | 99.0 | 121.0 | -10.0 % | +10.0 % |"
+    assert per_case[2] == "| ps-n1-8MB-1G | one | 3 | 110.0 (100.0-120.0) |  | 99.0 | 121.0 | -10.0 % | +10.0 % |"
     per_regime = report.regime_table(results, ["a", "b"]).split("\n")
     # Regime "one": a's errors -10 % and +15 %, b's +10 % and -5 %.
     assert per_regime[2] == "| one | 2 | 12.5 % (+15.0 %) | 7.5 % (+10.0 %) |"
@@ -117,3 +117,8 @@ def test_rates_the_machine_could_not_carry_are_left_out():
               {"line_bps": 1e9, "flows": 2, "payload_Bps": [line(1e9), 0.96 * line(1e9)]}]
     assert report.emulated_rates(checks) == {1e8}
     assert "| 2 flows at once, 1G | 112.98 | 117.69 | 96.0% |" in report.checks_table(checks)
+
+
+def test_pull_spread_is_the_median_of_the_repetitions():
+    assert report.spread_text([0.4, 0.5, None, 0.45]) == "45 %"
+    assert report.spread_text([None, None]) == "" and report.spread_text(None) == ""
