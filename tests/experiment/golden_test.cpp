@@ -74,7 +74,7 @@ TEST_CASE("ring-allreduce: every round is 2(N-1)/N M/B + 2(N-1) alpha + compute"
   for (TimeNs d : rounds.durations) CHECK(d == 150'000'000 + 1'200'000 + 8'533'333);
 }
 
-TEST_CASE("framing: a scenario's wire carries M / efficiency, in every scheme", "[golden][framing]") {
+TEST_CASE("framing: a scenario's wire carries M / efficiency in every scheme", "[golden][framing]") {
   // single-server-sync with network.framing efficiency 0.8: 2 N M / (0.8 B_server) = 1,280 ms
   // instead of 1,024 ms; latencies and compute unchanged.
   experiment::Experiment sync(load("single-server-sync.yaml", {"network.framing={kind: factor, efficiency: 0.8}"}));

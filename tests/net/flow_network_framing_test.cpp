@@ -104,7 +104,7 @@ TEST_CASE("tcp with framing and bandwidth factor 1: the framing alone", "[flow_n
   CHECK(rec.arrived.at(2) == rec.arrived.at(1));
 }
 
-TEST_CASE("framing outside (0, 1] is refused", "[flow_network][framing]") {
+TEST_CASE("a framing of 0 or above 1 is refused", "[flow_network][framing]") {
   Simulator sim;
   const Topology t = star(2);
   CHECK_THROWS_AS(FlowNetwork(sim, t, maxmin(0.0)), std::invalid_argument);

@@ -33,7 +33,7 @@ std::string first_error(const std::string& extra) {
 
 }  // namespace
 
-TEST_CASE("network.framing: absent is 1, the SimGrid models' wire", "[scenario][framing]") {
+TEST_CASE("network.framing: absent is 1 as in SimGrid's models", "[scenario][framing]") {
   CHECK(model_of("").framing == 1.0);
   CHECK(model_of("  model: tcp\n").framing == 1.0);
   // Absent stays absent in the resolved scenario (no output of an existing scenario changes).
@@ -41,7 +41,7 @@ TEST_CASE("network.framing: absent is 1, the SimGrid models' wire", "[scenario][
   CHECK(loaded.resolved.at("network").find("framing") == nullptr);
 }
 
-TEST_CASE("network.framing: ethernet with an MTU, or a plain factor", "[scenario][framing]") {
+TEST_CASE("network.framing: ethernet with an MTU or a plain factor", "[scenario][framing]") {
   CHECK(model_of("  framing: {kind: ethernet}\n").framing == 1448.0 / 1538.0);
   CHECK(model_of("  framing: {kind: ethernet, mtu: 9000}\n").framing == 8948.0 / 9038.0);
   CHECK(model_of("  framing: {kind: ethernet, mtu: 1500, header_bytes: 40}\n").framing == 1460.0 / 1538.0);
