@@ -87,12 +87,15 @@ def checks_table(checks):
     return table(["check", "payload MB/s (slowest flow)", "line x 1448/1538", "ratio"], rows)
 
 
-def emulated_rates(checks, tolerance=0.03):
-    """The line rates whose checks all reached line x 1448/1538 within tolerance: rates the
-    machine carried. Cases at other rates would measure its CPU, not TCP."""
-    rates = {c["line_bps"] for c in checks if c["line_bps"]}
-    return {r for r in rates if all(min(c["payload_Bps"]) >= (1 - tolerance) * payload_rate(r)
-                                    for c in checks if c["line_bps"] == r)}
+def emulated(case, checks, tolerance=0.03):
+    """Whether the machine carried what `case` needs, by the checks: one flow at each of its
+    rates, and case.busy_flows() flows at once at its workers' rate, each within tolerance
+    of line x 1448/1538. A case it did not carry would measure its CPU, not TCP."""
+    def ok(bps, flows):
+        found = [c for c in checks if c["line_bps"] == bps and c["flows"] == flows]
+        return bool(found) and all(min(c["payload_Bps"]) >= (1 - tolerance) * payload_rate(bps) for c in found)
+    return (ok(case.worker_bps, 1) and ok(case.server_rate, 1)
+            and (case.busy_flows() == 1 or ok(case.worker_bps, case.busy_flows())))
 
 
 def calibration_table(results, fitted):
@@ -117,7 +120,7 @@ def full_report(data, results, fitted):
            "", "### Line rates", "", checks_table(data["checks"]), "",
            "### Per case (errors: predicted / measured - 1)", "", case_table(results, names), ""]
     if len(kept) < len(results):
-        out += ["Cases marked (not emulated) use a rate whose check fell short of the line by more than 3 %: "
+        out += ["Cases marked (not emulated) need flows whose check fell short of the line by more than 3 %: "
                 "they measure this machine's CPU, and are left out below.", ""]
     if kept:
         out += ["### Per regime: median |error| (worst error)", "", regime_table(kept, names), ""]

@@ -5,9 +5,10 @@
   2. checks it: the payload rate of one flow at each rate the cases use (and unshaped), of
      as many flows at once as a case runs, and the round trip of a 1-byte message, which
      becomes every NIC's latency in the scenarios (a quarter of it: a route crosses two
-     NICs, a round trip four). A rate whose check falls short of line x 1448/1538 by more
-     than 3 % is not emulated (the machine's CPU is the limit): its cases are measured
-     and shown, but left out of the summaries and the fit;
+     NICs, a round trip four). A case whose checks (one flow at each of its rates, and
+     as many flows at once as it runs) fall short of line x 1448/1538 by more than 3 % is
+     not emulated (the machine's CPU is the limit): it is measured and shown, but left
+     out of the summaries and the fit;
   3. runs every case (cases.py) --reps times, repetitions interleaved, with the round
      program (peer.py); a case's figure is the median of its repetitions;
   4. removes the testbed, then simulates each case with `pssim run` under maxmin and tcp,
@@ -112,15 +113,15 @@ def measure_all(a):
         raise measure.MeasurementError("no case matches --cases {}".format(a.cases))
     out = {"machine": "{} {}, {} cores".format(platform.system(), platform.release(), os.cpu_count()),
            "netem": netem, "reps": a.reps, "loads": []}
-    with Testbed(a.prefix, case_sets.hosts_needed(chosen)) as tb:
+    hosts = max(case_sets.hosts_needed(chosen), 2 * max(c.busy_flows() for c in chosen))  # checks: 2 per flow
+    with Testbed(a.prefix, hosts) as tb:
         log("testbed: {} hosts on a bridge ({}-*)".format(tb.hosts, a.prefix))
         rates = sorted({c.worker_bps for c in chosen} | {c.server_rate for c in chosen if c.scheme == "ps"})
         out["checks"] = [check(tb, None, 1)]  # the machine's own speed
         for bps in rates:
             out["checks"].append(check(tb, bps, 1))
-            # As many flows at once as a case at this workers' rate may run.
-            flows = min(tb.hosts, max([c.busy_flows() for c in chosen if c.worker_bps == bps] or [1]))
-            if flows > 1:
+            # As many flows at once as each case at this workers' rate may run.
+            for flows in sorted({c.busy_flows() for c in chosen if c.worker_bps == bps} - {1}):
                 out["checks"].append(check(tb, bps, flows))
         out["rtt_s"] = measure.rtt(tb, max(rates))
         log("round trip of 1 byte: {:.1f} us (median of 300): NIC latency {:.1f} us in the scenarios".format(
@@ -144,7 +145,7 @@ def measure_all(a):
 
 def check(tb, bps, flows):
     """Payload rates of `flows` flows at once at line rate bps (None: unshaped), logged."""
-    got = [measure.line_rate(tb, bps)] if flows == 1 else measure.ring_of_flows(tb, flows, bps)
+    got = [measure.line_rate(tb, bps)] if flows == 1 else measure.parallel_flows(tb, flows, bps)
     result = {"line_bps": bps, "flows": flows, "payload_Bps": got}
     if bps is None:
         log("one flow, unshaped: {:.1f} MB/s of payload".format(got[0] / 1e6))
@@ -162,9 +163,8 @@ def dataclass_dict(c):
 def analyse(data, a):
     """Steps 4-5: simulate, fit, print."""
     results = [dict(r, case=Case(**r["case"])) for r in data["results"]]
-    emulated = report.emulated_rates(data["checks"])
     for r in results:
-        r["emulated"] = {r["case"].worker_bps, r["case"].server_rate} <= emulated
+        r["emulated"] = report.emulated(r["case"], data["checks"])
     latency = data["rtt_s"] / 4
     jobs = [(r["case"], r["rounds"]) for r in results]
     for name, network in VARIANTS.items():

@@ -108,15 +108,21 @@ def test_golden_section_on_a_parabola():
     assert fit.golden_section(lambda x: (x - math.pi) ** 2, 0, 10, 1e-4) == pytest.approx(math.pi, abs=1e-4)
 
 
-def test_rates_the_machine_could_not_carry_are_left_out():
+def test_cases_the_machine_could_not_carry_are_left_out():
     line = cases.payload_rate
     checks = [{"line_bps": None, "flows": 1, "payload_Bps": [3e8]},
               {"line_bps": 1e8, "flows": 1, "payload_Bps": [0.99 * line(1e8)]},
-              {"line_bps": 1e8, "flows": 8, "payload_Bps": [line(1e8)] * 7 + [0.975 * line(1e8)]},
-              {"line_bps": 1e9, "flows": 1, "payload_Bps": [line(1e9)]},
-              {"line_bps": 1e9, "flows": 2, "payload_Bps": [line(1e9), 0.96 * line(1e9)]}]
-    assert report.emulated_rates(checks) == {1e8}
-    assert "| 2 flows at once, 1G | 112.98 | 117.69 | 96.0% |" in report.checks_table(checks)
+              {"line_bps": 1e8, "flows": 2, "payload_Bps": [line(1e8), 0.975 * line(1e8)]},
+              {"line_bps": 1e8, "flows": 8, "payload_Bps": [line(1e8)] * 7 + [0.96 * line(1e8)]},
+              {"line_bps": 1e9, "flows": 1, "payload_Bps": [line(1e9)]}]
+    assert cases.ps("x", 1, 1, 1e8).busy_flows() == 1 and report.emulated(cases.ps("x", 1, 1, 1e8), checks)
+    assert cases.ps("x", 2, 1, 1e8).busy_flows() == 2 and report.emulated(cases.ps("x", 2, 1, 1e8), checks)
+    assert cases.ring("x", 8, 1, 1e8).busy_flows() == 8 and not report.emulated(cases.ring("x", 8, 1, 1e8), checks)
+    # A fat server at 1 Gbps for 4 workers at 100 Mbps: 4 flows each way, no check of 8 here.
+    fat = cases.ps("x", 4, 1, 1e8, 1e9)
+    assert fat.busy_flows() == 8 and not report.emulated(fat, checks)
+    assert not report.emulated(cases.ps("x", 4, 8, 4e8), checks)  # no check at 400 Mbps
+    assert "| 8 flows at once, 100M | 11.30 | 11.77 | 96.0% |" in report.checks_table(checks)
 
 
 def test_pull_spread_is_the_median_of_the_repetitions():
