@@ -26,7 +26,10 @@ FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel 
       groups_(topology.resource_count()),
       group_dirty_(topology.resource_count(), false),
       resource_bytes_(topology.resource_count(), 0.0),
-      active_per_resource_(topology.resource_count(), 0) {}
+      active_per_resource_(topology.resource_count(), 0) {
+  if (!(model.framing > 0 && model.framing <= 1))
+    throw std::invalid_argument(fmt::format("framing must be in (0, 1], not {}", model.framing));
+}
 
 std::uint32_t FlowNetwork::new_message() {
   if (!free_messages_.empty()) {
@@ -60,7 +63,7 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   msg.sink = sink;
   msg.tag = tag;
   msg.seq = next_seq_++;
-  msg.bytes = bytes;
+  msg.bytes = bytes / model_.framing;  // on the wire: with framing 1, exactly `bytes`
   msg.src = src;
   msg.dst = dst;
   msg.state = Message::State::Waiting;

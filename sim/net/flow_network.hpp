@@ -49,6 +49,10 @@
 // tracked per flow (flow_network_general.cpp): each message keeps its bytes left and
 // speed, and a heap of finish times, updated for the flows whose rate changed. The byte
 // counters and meters count payload on the forward path only (not the ACKs).
+//
+// Framing (NetworkModel::framing, both models): a message of b bytes is a flow of
+// b / framing bytes on the wire; the byte counters, meters and utilization count those
+// wire bytes, bytes_sent() the payload.
 #pragma once
 
 #include <algorithm>
@@ -71,7 +75,8 @@ namespace pssim::net {
 
 class FlowNetwork : public Transport, private MaxMinSolver::Listener {
  public:
-  /// The topology must be complete (no more nodes or links) and outlive the network.
+  /// The topology must be complete (no more nodes or links) and outlive the network. Throws
+  /// std::invalid_argument for a framing outside (0, 1].
   FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel model = {});
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
@@ -139,7 +144,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     FlowNetwork* network = nullptr;  // events point at messages
     std::uint64_t tag = 0;
     std::uint64_t seq = 0;  // send order: deterministic delivery order for simultaneous ends
-    double bytes = 0;
+    double bytes = 0;        // on the wire: the payload / framing
     double finish = 0;       // group V at which it completes
     NodeId src = 0, dst = 0;  // the route is in the solver while the flow runs
     // Flowing: its flow in the solver. Waiting to start: the next message of its start

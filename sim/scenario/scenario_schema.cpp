@@ -463,6 +463,21 @@ std::vector<Field> host_network_fields() {
                    "[]", "Per-host exceptions to the NIC settings (one slow NIC, say).")};
 }
 
+SchemaPtr framing_schema() {
+  return variant(
+      "kind", "How the payload efficiency is given.", std::nullopt,
+      {{"ethernet",
+        "TCP over Ethernet: each packet of `mtu` bytes carries mtu - header_bytes of payload, and the wire adds "
+        "38 bytes per packet (Ethernet header, frame check, preamble, inter-frame gap): 1448 / 1538 = 0.9415 at "
+        "MTU 1500, 8948 / 9038 = 0.9900 at 9000.",
+        {optional("mtu", scalar(VT::Count, 68, 65536), "1500", "Largest IP packet (bytes)."),
+         optional("header_bytes", scalar(VT::Count, 20, 120), "52",
+                  "IP and TCP headers in each packet: 52 for IPv4 with TCP timestamps (Linux's default), 40 "
+                  "without, 72 for IPv6 with timestamps. Below `mtu`.")}},
+       {"factor", "A plain efficiency (payload bytes per wire byte).",
+        {required("efficiency", scalar_above(VT::Real, 0, 1), "In (0, 1]; 1 is no framing.")}}});
+}
+
 SchemaPtr network_schema() {
   std::vector<Field> two_tier = host_network_fields();
   two_tier.push_back(required("racks", scalar(VT::Count, 1, kMaxServers), "Number of worker racks."));
@@ -496,7 +511,13 @@ SchemaPtr network_schema() {
                                  "Bytes: a flow's sharing weight is 1 / (route latency + weight_s / bandwidth of "
                                  "each link on its route) (0: 1 / route latency).")}),
                 "The LV08 factors of `network.model: tcp` (each may be set alone; the neutral values 1, 1, 0, 0, "
-                "0 switch a correction off). Only with model tcp.")};
+                "0 switch a correction off). Only with model tcp."),
+      omittable("framing", framing_schema(),
+                "The wire's payload efficiency, for both models: a message of b bytes puts b / efficiency bytes "
+                "on the wire, so one flow alone on a link of capacity B moves its payload at efficiency x B "
+                "(under `tcp`, efficiency x bandwidth_factor x B; LV08's 0.97 was fitted with the headers "
+                "inside it, so with framing set `network.tcp.bandwidth_factor` to what TCP loses beyond them, 1 "
+                "if nothing). links.csv then counts wire bytes. Absent: efficiency 1, as SimGrid's models.")};
   return variant(
       "topology", "The shape of the network.", "star",
       {{"star", "Every host on one non-blocking switch: the NICs are the only constraints.",

@@ -509,11 +509,26 @@ void read_nic_overrides(const ConfigNode& list, const ClusterConfig& cluster, Ne
   }
 }
 
-// network.model and network.tcp (net/network_model.hpp).
+// network.framing: payload bytes per wire byte (net/network_model.hpp); 1 when absent.
+double read_framing(const ConfigNode* node) {
+  if (!node) return 1.0;
+  if (as_text(node->at("kind")) == "factor") return as_real(node->at("efficiency"));
+  const std::int64_t mtu = as_count(node->at("mtu"));
+  const std::int64_t headers = as_count(node->at("header_bytes"));
+  if (headers >= mtu)
+    fail(node->at("header_bytes"),
+         fmt::format("network.framing.header_bytes {} leaves no payload in a packet of mtu {} bytes: it must be "
+                     "below mtu",
+                     headers, mtu));
+  return net::ethernet_framing(static_cast<double>(mtu), static_cast<double>(headers));
+}
+
+// network.model, network.tcp and network.framing (net/network_model.hpp).
 net::NetworkModel read_network_model(const ConfigNode& node) {
   net::NetworkModel m;
   const ConfigNode* model = node.find("model");
   const ConfigNode* tcp = node.find("tcp");
+  m.framing = read_framing(node.find("framing"));
   if (model && as_text(*model) == "tcp") m.kind = net::NetworkModel::Kind::Tcp;
   if (!tcp) return m;
   if (m.kind != net::NetworkModel::Kind::Tcp)

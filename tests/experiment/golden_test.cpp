@@ -73,3 +73,20 @@ TEST_CASE("ring-allreduce: every round is 2(N-1)/N M/B + 2(N-1) alpha + compute"
   REQUIRE(rounds.durations.size() == 20);
   for (TimeNs d : rounds.durations) CHECK(d == 150'000'000 + 1'200'000 + 8'533'333);
 }
+
+TEST_CASE("framing: a scenario's wire carries M / efficiency in every scheme", "[golden][framing]") {
+  // single-server-sync with network.framing efficiency 0.8: 2 N M / (0.8 B_server) = 1,280 ms
+  // instead of 1,024 ms; latencies and compute unchanged.
+  experiment::Experiment sync(load("single-server-sync.yaml", {"network.framing={kind: factor, efficiency: 0.8}"}));
+  Rounds sync_rounds;
+  sync.run(&sync_rounds);
+  REQUIRE(sync_rounds.durations.size() == 20);
+  for (TimeNs d : sync_rounds.durations) CHECK(d == 1'280'000'000 + 80'000 + 8'533'333);
+  // ring-allreduce with efficiency 0.5: the 150 ms of bytes take 300 ms; 30 latencies of
+  // 40 us and the compute as before.
+  experiment::Experiment ring(load("ring-allreduce.yaml", {"network.framing={kind: factor, efficiency: 0.5}"}));
+  Rounds ring_rounds;
+  ring.run(&ring_rounds);
+  REQUIRE(ring_rounds.durations.size() == 20);
+  for (TimeNs d : ring_rounds.durations) CHECK(d == 300'000'000 + 1'200'000 + 8'533'333);
+}
