@@ -445,7 +445,7 @@ double FlowNetwork::bytes_moved(ByteAccount account) const {
     if (msg.state != Message::State::Flowing || msg.account != account) continue;
     bytes += model_.general() ? msg.bytes - general_left_at(m, now) : moved_at(msg, now);
   }
-  return bytes;
+  return bytes * model_.framing;  // the flows move wire bytes; the payload is what a sender sent
 }
 
 double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {

@@ -52,7 +52,7 @@
 //
 // Framing (NetworkModel::framing, both models): a message of b bytes is a flow of
 // b / framing bytes on the wire; the byte counters, meters and utilization count those
-// wire bytes, bytes_sent() the payload.
+// wire bytes, bytes_moved() the payload.
 #pragma once
 
 #include <algorithm>
@@ -119,7 +119,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   const Topology& topology() const { return topology_; }
   std::uint64_t messages() const { return messages_; }
   std::uint64_t flows() const { return flows_started_; }
-  /// Bytes of `account`'s messages that have crossed links by now: all of a delivered
+  /// Payload bytes of `account`'s messages that have crossed links by now: all of a delivered
   /// flow's, what a cancelled one or one still in progress has moved. A message to its own
   /// host, or of 0 bytes, crosses none. (links.csv counts the same bytes on every link
   /// direction of each route: a message's first one leaves its sender's host.)
