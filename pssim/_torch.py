@@ -38,8 +38,9 @@ def call_reference(reference, what):
     """Calls `file.py:function` (a function of no arguments) and returns its result."""
     path, _, function = reference.rpartition(":")
     if not os.path.isfile(path):
-        raise FileNotFoundError("{}: no file {} (paths are relative to the working directory, {})".format(
-            what, path, os.getcwd()))
+        # The scenario layer made the path absolute: beside the scenario file that names it,
+        # or from the working directory (docs/scenario-reference.md, file paths).
+        raise FileNotFoundError("{}: no file {}".format(what, path))
     name = "pssim_user_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

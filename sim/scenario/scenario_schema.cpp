@@ -85,8 +85,8 @@ SchemaPtr model_schema() {
         "-m pssim run`): its parameters, in `state_dict` order, are what the servers hold; each worker's "
         "gradient is PyTorch's, at the parameters it holds, on its batch (cross-entropy of the module's "
         "outputs). Images arrive as [B, C, H, W] float32, text as [B, S] int64 tokens (outputs [B, S, V]).",
-        {omittable("module", scalar(VT::String),
-                   "`path/to/file.py:function`: a function of no arguments returning the module, called after "
+        {omittable("module", scalar(VT::ModuleReference),
+                   "`path/to/file.py:function` (the path as every file path here): a function of no arguments returning the module, called after "
                    "`torch.manual_seed` with a seed derived from `seed` (the initial parameters). Absent: the "
                    "module given to `pssim.run(..., model=...)`."),
          omittable("flops_per_sample", scalar_above(VT::Flops, 0, 1e18),
@@ -153,7 +153,7 @@ SchemaPtr data_schema() {
        {"torch",
         "PyTorch datasets (map-style, items `(input, label)`), read once into memory (float32 inputs, integer "
         "labels; classification). Needs `model.kind: torch`.",
-        {omittable("module", scalar(VT::String),
+        {omittable("module", scalar(VT::ModuleReference),
                    "`path/to/file.py:function`: a function of no arguments returning `(train, test)`. Absent: "
                    "the datasets given to `pssim.run(..., data=(train, test))`."),
          section("partition", partition_schema(), "How the training items are split among workers."),
@@ -640,8 +640,8 @@ SchemaPtr build() {
                 "partition_bytes, schedule: priority or network.model: tcp only worker_speed events (crashes and "
                 "link changes handle whole messages under max-min sharing)."),
       omittable("events_file", scalar(VT::Path),
-                "The same events from a CSV trace (e.g. taken from a real cluster), relative to the working "
-                "directory: a header `time,kind,target,value` (an optional `latency` column after `value` is "
+                "The same events from a CSV trace (e.g. taken from a real cluster), a file path as every path "
+                "here (relative to the scenario file): a header `time,kind,target,value` (an optional `latency` column after `value` is "
                 "read too), then one event per line, times in non-decreasing order. time: seconds or a "
                 "duration (`12.5s`); value: worker_crash and server_crash: recover_after (seconds or a duration, "
                 "above 0; empty: none); link: the bandwidth (`500Mbps`, `0`); worker_speed: the factor; "
@@ -681,7 +681,14 @@ std::string scenario_reference_markdown() {
       "Keys marked *required* have no default. Every other key may be left out; its default is\n"
       "shown. The resolved scenario written next to the results (`scenario.yaml`) states every\n"
       "key with the value the run used. `--set path.to.key=value` overrides any key from the\n"
-      "command line; `--seed N` overrides `seed`.");
+      "command line; `--seed N` overrides `seed`.\n\n"
+      "File paths (`events_file`, `data.path`, `data.corpus`, the file of a `module`) are relative to\n"
+      "the file that names them: a scenario, or a sweep for the values it sets, so a scenario and\n"
+      "the files beside it run from any directory. A relative path not found there but found from\n"
+      "the working directory is read from there (the form `scenarios/torch/small_cnn.py`, from the\n"
+      "repository root, keeps working); one given by `--set` or from Python is relative to the\n"
+      "working directory. The resolved scenario records each as an absolute path, so a results\n"
+      "directory's `scenario.yaml` re-runs from anywhere on the same machine.");
 }
 
 }  // namespace pssim::scenario

@@ -18,6 +18,7 @@ std::string describe_type(ValueType type) {
     case ValueType::Flops: return "operations (e.g. 4GFLOP)";
     case ValueType::FlopRate: return "throughput (e.g. 2TFLOPS)";
     case ValueType::Path: return "file path";
+    case ValueType::ModuleReference: return "module reference (path/to/file.py:function)";
   }
   return "value";
 }

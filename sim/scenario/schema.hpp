@@ -32,7 +32,8 @@ enum class ValueType {
   Bytes,
   Flops,
   FlopRate,
-  Path,       ///< a file system path
+  Path,       ///< a file system path, relative to the file that wrote it (scenario_paths.hpp)
+  ModuleReference,  ///< "path/to/file.py:function", its path as a Path's
 };
 
 /// Human name of a type with its unit, for messages and docs ("bandwidth (e.g. 10Gbps)").

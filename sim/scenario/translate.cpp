@@ -37,18 +37,6 @@ models::LayerSpec read_layer(const ConfigNode& node) {
   return l;
 }
 
-// "path/to/file.py:function", as the Python package imports it.
-std::string module_reference(const ConfigNode& node) {
-  const std::string& text = as_text(node);
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() ||
-      text.find_first_of("/.", colon) != std::string::npos)
-    fail(node, fmt::format("'{}' is not a module reference: write path/to/file.py:function (a function of no "
-                           "arguments)",
-                           text));
-  return text;
-}
-
 ModelConfig read_model(const ConfigNode& node) {
   ModelConfig m;
   const std::string& kind = as_text(node.at("kind"));
@@ -93,7 +81,7 @@ ModelConfig read_model(const ConfigNode& node) {
     net.preset = "logreg";
   } else if (kind == "torch") {
     TorchModel& t = m.torch.emplace();
-    if (const ConfigNode* module = node.find("module")) t.module = module_reference(*module);
+    if (const ConfigNode* module = node.find("module")) t.module = as_text(*module);  // checked and resolved by validate
     if (const ConfigNode* f = node.find("flops_per_sample")) t.flops_per_sample = as_flops(*f);
   } else {
     net.preset = "lstm-lm";
@@ -139,7 +127,7 @@ DataConfig read_data(const ConfigNode& node, const ModelConfig& model, const Con
   if (const ConfigNode* e = node.find("eval_max")) spec.eval_max = as_count(*e);
   if (kind == "torch") {
     spec.kind = kind;
-    if (const ConfigNode* module = node.find("module")) spec.path = module_reference(*module);
+    if (const ConfigNode* module = node.find("module")) spec.path = as_text(*module);  // checked and resolved by validate
     spec.partition = read_partition(node.at("partition"));
   } else if (kind == "fashion-mnist" || kind == "mnist" || kind == "synthetic") {
     spec.kind = kind;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "sim/scenario/scenario_paths.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "sim/scenario/units.hpp"
 
@@ -84,8 +85,22 @@ class Validator {
       case ValueType::String:
         return in;
       case ValueType::Path:
-        if (text.empty()) error(in.location(), fmt::format("{} is an empty path", path));
-        return in;
+        if (text.empty()) {
+          error(in.location(), fmt::format("{} is an empty path", path));
+          return in;
+        }
+        return ConfigNode::scalar(resolve_scenario_path(text, in.location()), in.location(), in.quoted());
+      case ValueType::ModuleReference: {
+        const auto colon = text.rfind(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() ||
+            text.find_first_of("/.", colon) != std::string::npos) {
+          error(in.location(), fmt::format("{} = '{}' is not a module reference: write path/to/file.py:function (a "
+                                           "function of no arguments)",
+                                           path, text));
+          return in;
+        }
+        return ConfigNode::scalar(resolve_module_reference(text, in.location()), in.location(), in.quoted());
+      }
       case ValueType::Name:
         if (!is_valid_name(text))
           error(in.location(), fmt::format("{} = '{}' is not a valid name (use letters, digits, '.', '_', '-'; at "
