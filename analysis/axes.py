@@ -5,7 +5,8 @@ plain numbers with enough ticks for their range, and curves that coincide made v
                          labels at 1 per decade (3 decades or more), 1-2-5 (over one
                          decade) or round numbers evenly spaced (within a decade)
     mark_identical(ax)   before the legend: a curve equal to one drawn before it is dashed,
-                         with hollow markers, and says "(same as ...)" in the legend
+                         with hollow markers, and says "(same as ...)" in the legend; one
+                         within 1 % of the axis height of it everywhere, "(on top of ...)"
 """
 import math
 
@@ -39,17 +40,47 @@ def _tidy(axis):
     if decades >= 1:
         subs = (1.0,) if decades >= 3 else (1.0, 2.0, 5.0)
         axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs, numticks=30))
-    else:  # within a decade: evenly spaced round numbers, as on a linear axis
-        ticks = [v for v in matplotlib.ticker.MaxNLocator(nbins=6).tick_values(lo, hi) if lo <= v <= hi]
-        axis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    else:  # within a decade: round numbers about evenly spaced on the axis (a linear
+        # axis's ticks would crowd the top and leave the bottom unlabelled)
+        axis.set_major_locator(matplotlib.ticker.FixedLocator(_round_log_ticks(lo, hi)))
     axis.set_major_formatter(matplotlib.ticker.FuncFormatter(plain))
     axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def _round(v):
+    """v to 1 significant digit if that moves it by under 8 %, else to 2."""
+    for digits in (1, 2):
+        r = round(v, digits - 1 - math.floor(math.log10(v)))
+        if abs(r - v) < 0.08 * v:
+            return r
+    return v
+
+
+def _round_log_ticks(lo, hi, count=6):
+    ticks = sorted({_round(lo * (hi / lo) ** (k / (count - 1))) for k in range(count)})
+    return [v for v in ticks if lo <= v <= hi] or [_round(math.sqrt(lo * hi))]
 
 
 def tidy_log_axes(fig):
     for ax in fig.axes:
         _tidy(ax.xaxis)
         _tidy(ax.yaxis)
+
+
+def _on_top(ax, a, b):
+    """The y values of b within 1 % of the axis height of a's at the same x (log axes: of
+    its height in decades): drawn one over the other, they look like one curve."""
+    (xa, ya), (xb, yb) = a, b
+    if not (xa.shape == xb.shape and ya.shape == yb.shape and len(xa) > 0 and
+            np.allclose(xa, xb, rtol=1e-9, atol=0, equal_nan=True)):
+        return False
+    lo, hi = sorted(ax.get_ylim())
+    if ax.get_yscale() == "log":
+        if lo <= 0 or np.any(ya <= 0) or np.any(yb <= 0):
+            return False
+        ya, yb, lo, hi = np.log10(ya), np.log10(yb), math.log10(lo), math.log10(hi)
+    both = ~(np.isnan(ya) | np.isnan(yb))
+    return bool(np.array_equal(np.isnan(ya), np.isnan(yb)) and np.all(np.abs(ya[both] - yb[both]) <= 0.01 * (hi - lo)))
 
 
 def _same(a, b):
@@ -64,9 +95,10 @@ def without_note(label):
 
 
 def mark_identical(ax, short=without_note):
-    """Curves of `ax` that repeat an earlier one exactly would hide under it while the
-    legend lists both: drawn dashed with hollow markers on top, and named as the same
-    (the earlier one's label, made short by `short`)."""
+    """Curves of `ax` that repeat an earlier one, exactly or within 1 % of the axis height
+    everywhere, would hide under it while the legend lists both: drawn dashed with hollow
+    markers on top, and named "(same as ...)" or "(on top of ...)" (the earlier one's
+    label, made short by `short`). Call it when the axis limits are final."""
     drawn, marked = [], 0
     for line in ax.get_lines():
         label = line.get_label()
@@ -74,6 +106,10 @@ def mark_identical(ax, short=without_note):
             continue
         data = (np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float))
         twin = next((other for other, other_data in drawn if _same(data, other_data)), None)
+        relation = "same as"
+        if twin is None:
+            twin = next((other for other, other_data in drawn if _on_top(ax, other_data, data)), None)
+            relation = "on top of"
         if twin is None:
             drawn.append((line, data))
             continue
@@ -83,4 +119,4 @@ def mark_identical(ax, short=without_note):
         line.set_markerfacecolor("none")
         line.set_markersize(8)
         line.set_zorder(twin.get_zorder() + 1)
-        line.set_label(f"{label} (same as {short(twin.get_label())})")
+        line.set_label(f"{label} ({relation} {short(twin.get_label())})")
