@@ -47,18 +47,21 @@ def _tidy(axis):
     axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def _round(v):
-    """v to 1 significant digit if that moves it by under 8 %, else to 2."""
-    for digits in (1, 2):
+def _round(v, tolerance):
+    """v with the fewest significant digits that move it by less than `tolerance` (a fraction)."""
+    for digits in range(1, 7):
         r = round(v, digits - 1 - math.floor(math.log10(v)))
-        if abs(r - v) < 0.08 * v:
+        if abs(r - v) < tolerance * v:
             return r
     return v
 
 
 def _round_log_ticks(lo, hi, count=6):
-    ticks = sorted({_round(lo * (hi / lo) ** (k / (count - 1))) for k in range(count)})
-    return [v for v in ticks if lo <= v <= hi] or [_round(math.sqrt(lo * hi))]
+    # At the middles of `count` equal parts of the axis, each moved by under a quarter of a
+    # part by rounding, so they stay inside the axis and apart.
+    step = (hi / lo) ** (1 / count)
+    ticks = sorted({_round(lo * step ** (k + 0.5), (step - 1) / 4) for k in range(count)})
+    return [v for v in ticks if lo <= v <= hi]
 
 
 def tidy_log_axes(fig):

@@ -60,3 +60,8 @@ def test_within_a_decade_the_labels_spread_over_the_whole_axis():
 def test_over_decades_one_label_per_decade_in_plain_numbers():
     values, texts = _tick_labels(1, 20000)
     assert texts == ["1", "10", "100", "1,000", "10,000"]
+
+
+def test_a_narrow_log_axis_keeps_its_labels_apart():
+    values, _ = _tick_labels(0.95, 1.05)
+    assert len(values) >= 5 and len(set(values)) == len(values)
