@@ -12,6 +12,8 @@
 
 #include "sim/experiment/build_topology.hpp"
 #include "sim/experiment/memory_estimate.hpp"
+#include "sim/training/local_steps_rule.hpp"
+#include "sim/training/mean_change_rule.hpp"
 
 namespace pssim::experiment {
 namespace {
@@ -265,19 +267,29 @@ void Experiment::build_math() {
   }
   g.clip_norm = s.training.clip_norm;
   const training::LearningRatePolicy rates = learning_rate_policy(s);
-  if (scheme_.pushes_change) g.local = {s.protocol.local_steps, s.training.optimizer, rates};
-  gradients_ = std::make_unique<training::ModelGradients>(*network_model_, *data_, parts, g, *pool_);
+  std::unique_ptr<training::WorkerRule> worker_rule;
+  if (scheme_.pushes_change)
+    worker_rule = std::make_unique<training::LocalStepsRule>(s.protocol.local_steps, s.training.optimizer, rates,
+                                                             s.cluster.workers.count);
+  else
+    worker_rule = std::make_unique<training::GradientRule>();
+  gradients_ = std::make_unique<training::ModelGradients>(*network_model_, *data_, parts, g, std::move(worker_rule),
+                                                          *pool_);
 
   training::ModelParametersConfig m;
   m.optimizer = s.training.optimizer;
   m.lr = rates;
-  m.add_mean_change = scheme_.pushes_change;
   m.weight_by_samples = s.cluster.workers.adaptive_batch.has_value();
   m.workers = s.cluster.workers.count;
   m.seed = s.seed;
   m.pull = direction(s.compression.pull);
+  std::unique_ptr<training::ServerRule> server_rule;
+  if (scheme_.pushes_change)
+    server_rule = std::make_unique<training::MeanChangeRule>();
+  else
+    server_rule = std::make_unique<training::OptimizerRule>(s.training.optimizer, rates.delay_compensation);
   store_ = std::make_unique<training::ModelParameters>(network_model_->init_params(models::derive_seed(s.seed, "init")),
-                                                       std::move(parts), m, *pool_);
+                                                       std::move(parts), m, std::move(server_rule), *pool_);
   if (s.training.stop.epochs)
     stop_samples_ =
         static_cast<std::int64_t>(std::ceil(*s.training.stop.epochs * static_cast<double>(gradients_->train_items())));
