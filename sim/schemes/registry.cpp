@@ -17,6 +17,7 @@ Scheme ssp_scheme();
 Scheme local_sgd_scheme();
 Scheme allreduce_scheme();
 Scheme hybrid_scheme();
+Scheme easgd_scheme();
 
 namespace {
 
@@ -31,6 +32,7 @@ std::vector<Scheme> build_registry() {
   s.push_back(local_sgd_scheme());
   s.push_back(allreduce_scheme());
   s.push_back(hybrid_scheme());
+  s.push_back(easgd_scheme());
   return s;
 }
 
