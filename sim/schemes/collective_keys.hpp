@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/collective/algorithm.hpp"
-#include "sim/ps/ps_protocol.hpp"
+#include "sim/ps/ps_config.hpp"
 #include "sim/scenario/config_node.hpp"
 #include "sim/scenario/schema.hpp"
 #include "sim/schemes/scheme.hpp"

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/ps/ps_protocol.hpp"
 #include "sim/scenario/validate.hpp"
 
 namespace pssim::schemes {

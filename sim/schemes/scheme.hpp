@@ -29,7 +29,7 @@
 #include "sim/protocol/observer.hpp"
 #include "sim/protocol/protocol_config.hpp"
 #include "sim/protocol/training_protocol.hpp"
-#include "sim/ps/ps_protocol.hpp"
+#include "sim/ps/ps_config.hpp"
 #include "sim/scenario/config_node.hpp"
 #include "sim/scenario/schema.hpp"
 #include "sim/training/learning_rate.hpp"
