@@ -21,6 +21,8 @@ shards removes: each worker's own NIC carries the whole model each way every rou
 import math
 import re
 
+import schemes
+
 _UNITS = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _TIME = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -65,9 +67,16 @@ def _terms(s):
     return n, m, b_w, alpha, compute
 
 
+def _bulk_synchronous(s, layout):
+    """The scheme is one round of every worker's gradient per iteration (the registry's
+    bulk_synchronous), with its parameters laid out so."""
+    scheme = schemes.find(s["protocol"]["mode"])
+    return scheme.get("bulk_synchronous", False) and scheme["layout"] == layout
+
+
 def worker_nic_bound(s):
     terms = _terms(s)
-    if terms is None or s["protocol"]["mode"] != "sync":
+    if terms is None or not _bulk_synchronous(s, "server-shards"):
         return None
     _, m, b_w, alpha, compute = terms
     return 2 * m / b_w + 2 * alpha + compute
@@ -79,15 +88,14 @@ def round_time(s):
         return None
     n, m, b_w, alpha, compute = terms
     network, cluster, protocol = s["network"], s["cluster"], s["protocol"]
-    mode = protocol["mode"]
-    if mode == "allreduce":
+    if _bulk_synchronous(s, "all-reduced"):
         algorithm = protocol["algorithm"]
         if algorithm == "ring":
             return 2 * (n - 1) / n * m / b_w + 2 * (n - 1) * alpha + compute
         if algorithm == "halving-doubling" and n & (n - 1) == 0:
             return 2 * (n - 1) / n * m / b_w + 2 * math.log2(n) * alpha + compute
         return None
-    if mode != "sync" or int(protocol.get("backup_workers", 0)) != 0:
+    if not _bulk_synchronous(s, "server-shards") or int(protocol.get("backup_workers", 0)) != 0:
         return None
     servers = cluster["servers"]
     if servers.get("apply_bandwidth"):

@@ -14,11 +14,11 @@ key (~) as "no ...".
 """
 import math
 
+import schemes
+
 COMPRESSORS = {"none": "no compression", "fp16": "fp16", "topk": "top-k", "dgc": "DGC top-k", "randomk": "random-k",
                "qsgd": "QSGD", "sign": "scaled sign", "threshold": "threshold"}
 STALENESS_LR = {"none": "fixed lr", "inverse": "lr / τ", "inverse-plus-one": "lr / (1 + τ)"}
-SCHEMES = {"sync": "sync", "async": "async", "ssp": "SSP", "allreduce": "all-reduce", "hybrid": "hybrid",
-           "local-sgd": "local SGD"}
 
 
 def _truthy(v):
@@ -87,20 +87,16 @@ def _compression(direction, values, scenario):
 
 def scheme_label(scenario):
     """The training scheme of a resolved scenario, in words: "sync PS, 4 servers",
-    "async PS, colocated", "ring all-reduce", "local SGD (4 steps), 1 server" ..."""
+    "async PS, colocated", "ring all-reduce", "local SGD (4 steps), 1 server" ...: the
+    registry's summary of the scheme with its settings, and where its shards live."""
     protocol = (scenario or {}).get("protocol") or {}
-    mode = str(protocol.get("mode", "sync"))
-    if mode == "allreduce":
-        return f"{protocol.get('algorithm', 'ring')} all-reduce"
-    if mode == "hybrid":
-        return f"hybrid: PS + {protocol.get('algorithm', 'ring')} all-reduce"
+    scheme = schemes.find(protocol.get("mode", schemes.default()))
+    text = schemes.summary(scheme["name"], protocol)
+    if scheme["layout"] != "server-shards":
+        return text
     servers = _get(scenario, "cluster.servers") or {}
     where = "colocated" if servers.get("placement") == "colocated" else _plural(servers.get("count", 1), "server")
-    if mode == "local-sgd":
-        return f"local SGD ({_plural(protocol.get('local_steps', 1), 'step')}), {where}"
-    if mode == "ssp":
-        return f"SSP (staleness {protocol.get('staleness')}) PS, {where}"
-    return f"{SCHEMES.get(mode, mode)} PS, {where}"
+    return f"{text}, {where}"
 
 
 def _words(segment):
@@ -130,7 +126,7 @@ def _one(key, value, scenario, values):
     if key == "protocol" or key == "cluster.servers":  # whole sections: the scheme says it
         return scheme_label(scenario) if key == "protocol" or "protocol" not in values else None
     if key == "protocol.mode":
-        return SCHEMES.get(str(v), str(v))
+        return schemes.label(v)
     if key == "protocol.staleness":
         return f"staleness bound {_count(v)}"
     if key == "protocol.local_steps":

@@ -169,7 +169,9 @@ def plot(*results, output=None, labels=None, per_point=False):
         args += ["--label", label]
     if per_point:
         args.append("--per-point")
-    done = subprocess.run(args + paths, capture_output=True, text=True)
+    # The scheme registry's labels and capabilities, as `pssim plot` hands them over.
+    env = dict(os.environ, PSSIM_SCHEMES=_extension().schemes())
+    done = subprocess.run(args + paths, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         message = (done.stderr or done.stdout).strip()
         raise (InputError if done.returncode == 2 else RunError)(message)

@@ -25,6 +25,7 @@ sweep staleness && keep staleness staleness_vs_workers && keep staleness accurac
 sweep shards && keep shards round_time_vs_shards
 sweep compression && keep compression accuracy_vs_time && keep compression accuracy_vs_bytes
 sweep local-sgd && keep local-sgd accuracy_vs_time && keep local-sgd accuracy_vs_bytes
+sweep schemes-accuracy && keep schemes-accuracy accuracy_vs_time  # async, local SGD and EASGD
 
 # Parameter server or all-reduce: iteration time against workers, every scheme together.
 for s in schemes-ps schemes-allreduce-star schemes-allreduce-two-tier; do

@@ -210,8 +210,12 @@ void add_grad(CLI::App& app, CommandState& state) {
 
 void add_schema(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("schema", "Print the reference of every scenario key (Markdown)");
-  cmd->footer("Example:\n  pssim schema > docs/scenario-reference.md");
-  cmd->callback([&state] { state.exit_code = schema_command(); });
+  auto schemes = std::make_shared<bool>(false);
+  cmd->add_flag("--schemes", *schemes,
+                "Print the training schemes instead, as JSON: the default and, per scheme, its name, label, layout "
+                "and capabilities (what analysis/ reads instead of comparing names)");
+  cmd->footer("Examples:\n  pssim schema > docs/scenario-reference.md\n  pssim schema --schemes");
+  cmd->callback([schemes, &state] { state.exit_code = schema_command(*schemes); });
 }
 
 }  // namespace

@@ -61,6 +61,6 @@ struct TrainArgs {
 int train_command(const TrainArgs& args);
 int grad_command(const TrainArgs& args);
 
-int schema_command();
+int schema_command(bool schemes);
 
 }  // namespace pssim::cli

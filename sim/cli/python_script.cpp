@@ -5,11 +5,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "sim/cli/exit_codes.hpp"
 #include "sim/cli/report.hpp"
+#include "sim/schemes/registry.hpp"
 
 extern char** environ;
 
@@ -39,8 +42,16 @@ int run_analysis_script(const std::string& name, const std::vector<std::string>&
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The scheme registry's labels and capabilities, which the scripts read instead of
+  // comparing scheme names (analysis/schemes.py).
+  std::string schemes = "PSSIM_SCHEMES=" + schemes::schemes_json();
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e)
+    if (std::string_view(*e).rfind("PSSIM_SCHEMES=", 0) != 0) env.push_back(*e);
+  env.push_back(schemes.data());
+  env.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
+  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), env.data()) != 0) {
     report("cannot start /usr/bin/python3");
     return kRunFailed;
   }

@@ -49,10 +49,10 @@ compute::ComputeSpec compute_spec(const scenario::WorkersConfig& w) {
   return c;
 }
 
-ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sample, const schemes::Scheme& scheme) {
+ps::PsConfig protocol_config(const scenario::Scenario& s, double flops_per_sample, std::int64_t batches) {
   ps::PsConfig c;
   c.flops_per_iteration = static_cast<double>(s.data.batch_size()) * flops_per_sample;
-  if (scheme.pushes_change) c.flops_per_iteration *= static_cast<double>(s.protocol.local_steps);  // H batches
+  if (batches > 1) c.flops_per_iteration *= static_cast<double>(batches);
   c.apply_bandwidth = s.cluster.servers.apply_bandwidth;
   c.stop.updates = s.training.stop.updates;
   c.failure_timeout = s.dynamics.failure_timeout;
@@ -231,12 +231,17 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const Exte
                                                                : net::UtilizationSeries::kDefaultMaxValues);
   compute_ = std::make_unique<compute::ComputeModel>(compute_spec(s.cluster.workers),
                                                      static_cast<std::size_t>(s.cluster.workers.count), sim_.random());
-  ps::PsConfig config = protocol_config(s, flops_per_sample_, scheme_);
+  // The scheme's math; its worker rule also says how many batches a computation reads,
+  // which times it with or without math.
+  const schemes::RuleInputs rules{s.training.optimizer, learning_rate_policy(s), s.cluster.workers.count};
+  std::unique_ptr<training::WorkerRule> worker_rule = scheme_.worker_rule(s.protocol, rules);
+  batches_per_computation_ = worker_rule->batches_per_computation();
+  ps::PsConfig config = protocol_config(s, flops_per_sample_, batches_per_computation_);
   const training::CompressionConfig compression{direction(s.compression.push), direction(s.compression.pull)};
   check_feedback(compression.push, "compression.push", layout_.shards);
   check_feedback(compression.pull, "compression.pull", layout_.shards);
   configure_compression(compression, layout_.shards, config);
-  if (network_model_ && s.model.math) build_math();
+  if (network_model_ && s.model.math) build_math(std::move(worker_rule), rules);
   config.stop.samples = stop_samples_;
   if (config.pieced()) config.layers = layers_;
   protocol_ = schemes::build(scheme_, {sim_, *network_, *compute_, &forward_, s.protocol, std::move(config), layout_,
@@ -248,7 +253,7 @@ Experiment::Experiment(const scenario::Scenario& s, unsigned threads, const Exte
 
 // The gradient source and the parameter store over the layout's parts (shards first,
 // then the all-reduced part).
-void Experiment::build_math() {
+void Experiment::build_math(std::unique_ptr<training::WorkerRule> worker_rule, const schemes::RuleInputs& rules) {
   const auto& s = scenario_;
   std::vector<training::Part> parts = layout_.shards;
   if (layout_.all_reduced) parts.push_back(layout_.all_reduced->part);
@@ -264,20 +269,18 @@ void Experiment::build_math() {
     g.sparse_embedding = training::EmbeddingTable{static_cast<std::int64_t>(table.offset), table.shape[0], table.shape[1]};
   }
   g.clip_norm = s.training.clip_norm;
-  const training::LearningRatePolicy rates = learning_rate_policy(s);
-  if (scheme_.pushes_change) g.local = {s.protocol.local_steps, s.training.optimizer, rates};
-  gradients_ = std::make_unique<training::ModelGradients>(*network_model_, *data_, parts, g, *pool_);
+  gradients_ = std::make_unique<training::ModelGradients>(*network_model_, *data_, parts, g, std::move(worker_rule),
+                                                          *pool_);
 
   training::ModelParametersConfig m;
   m.optimizer = s.training.optimizer;
-  m.lr = rates;
-  m.add_mean_change = scheme_.pushes_change;
+  m.lr = rules.lr;
   m.weight_by_samples = s.cluster.workers.adaptive_batch.has_value();
   m.workers = s.cluster.workers.count;
   m.seed = s.seed;
   m.pull = direction(s.compression.pull);
   store_ = std::make_unique<training::ModelParameters>(network_model_->init_params(models::derive_seed(s.seed, "init")),
-                                                       std::move(parts), m, *pool_);
+                                                       std::move(parts), m, scheme_.server_rule(s.protocol, rules), *pool_);
   if (s.training.stop.epochs)
     stop_samples_ =
         static_cast<std::int64_t>(std::ceil(*s.training.stop.epochs * static_cast<double>(gradients_->train_items())));

@@ -107,6 +107,8 @@ class Experiment {
   /// shapes (a torch module's by the Python package).
   std::int64_t model_parameters() const { return params_; }
   double flops_per_sample() const { return flops_per_sample_; }
+  /// Batches one computation reads (the scheme's worker rule: local SGD's H ...).
+  std::int64_t batches_per_computation() const { return batches_per_computation_; }
   /// Reports (link direction, active flows, simulated time) whenever flows start or end.
   void watch_flow_counts(std::function<void(net::ResourceId, std::size_t, TimeNs)> listener);
   /// The link directions whose utilization is recorded over time.
@@ -118,7 +120,7 @@ class Experiment {
  private:
   void check_connected() const;
   void build_model();
-  void build_math();
+  void build_math(std::unique_ptr<training::WorkerRule> worker_rule, const schemes::RuleInputs& rules);
   void evaluate_now();
 
   scenario::Scenario scenario_;
@@ -138,6 +140,7 @@ class Experiment {
   std::vector<std::int64_t> layer_params_;
   std::vector<ps::PsConfig::Layer> layers_;  // compute profile: layers, forward order (overlap)
   double flops_per_sample_ = 0;
+  std::int64_t batches_per_computation_ = 1;
   std::unique_ptr<net::FlowNetwork> network_;
   std::unique_ptr<compute::ComputeModel> compute_;
   std::unique_ptr<protocol::TrainingProtocol> protocol_;

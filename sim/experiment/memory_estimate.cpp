@@ -60,12 +60,12 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const schemes::Schem
   const bool math = s.model.kind == scenario::ModelConfig::Kind::Network && s.model.math;
   if (!math) return e;
   const double model = static_cast<double>(params) * kBytesPerParam;
-  if (scheme.applies_each_gradient) {
+  if (scheme.capabilities.applies_each_gradient) {
     e.bytes += model;
     e.terms += fmt::format(" + the parameters ({})", size_text(model));
     return e;
   }
-  const auto averaged = std::max<std::int64_t>(1, s.cluster.workers.count - s.protocol.backup_workers);
+  const auto averaged = std::max<std::int64_t>(1, scheme.gradients_per_update(s.protocol, s.cluster.workers.count));
   e.bytes += static_cast<double>(averaged) * model;
   e.terms += fmt::format(" + {} gradients of {} held for an averaged update", averaged, size_text(model));
   return e;

@@ -103,8 +103,8 @@ RunReport make_report(const Experiment& e, const RunStats& stats, const MetricsR
   r.gradients_dropped = totals.worker_gradients_dropped;
   r.gradient_parts_applied = totals.gradients_applied;
   r.gradient_parts_dropped = totals.gradients_dropped;
-  // Samples the applied gradients covered (local SGD: every local step's batch).
-  const std::int64_t per_gradient = s.data.batch_size() * std::max<std::int64_t>(s.protocol.local_steps, 1);
+  // Samples the applied gradients covered (every batch of a computation: local SGD's H).
+  const std::int64_t per_gradient = s.data.batch_size() * e.batches_per_computation();
   r.samples = r.gradients_applied * per_gradient;
   r.samples_per_s = stats.sim_time > 0 ? static_cast<double>(r.samples) / to_seconds(stats.sim_time) : 0.0;
   r.messages = net.messages();

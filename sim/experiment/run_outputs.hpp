@@ -96,7 +96,7 @@ struct RunReport {
     double max = -1;  ///< < 0: not recorded over time
   };
   std::vector<Link> busiest_links;  ///< by mean utilization, at most 10
-  net::MaxMinSolver::Stats solver;
+  net::SharingSolver::Stats solver;
   // Real models with math
   bool math = false;
   bool language_model = false;

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "sim/net/flow_progress.hpp"
+#include "sim/net/group_progress.hpp"
+
 namespace pssim::net {
 namespace {
 
@@ -21,15 +24,16 @@ FlowNetwork::FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel 
     : model_(model),
       sim_(sim),
       topology_(topology),
-      solver_(capacities_of(topology), this,
-              model.general() ? MaxMinSolver::Sharing::General : MaxMinSolver::Sharing::MaxMin),
-      groups_(topology.resource_count()),
-      group_dirty_(topology.resource_count(), false),
+      progress_(model.general() ? std::unique_ptr<Progress>(std::make_unique<FlowProgress>(*this, capacities_of(topology)))
+                                : std::make_unique<GroupProgress>(*this, capacities_of(topology))),
+      solver_(&progress_->solver()),
       resource_bytes_(topology.resource_count(), 0.0),
       active_per_resource_(topology.resource_count(), 0) {
   if (!(model.framing > 0 && model.framing <= 1))
     throw std::invalid_argument(fmt::format("framing must be in (0, 1], not {}", model.framing));
 }
+
+FlowNetwork::~FlowNetwork() = default;
 
 std::uint32_t FlowNetwork::new_message() {
   if (!free_messages_.empty()) {
@@ -41,7 +45,7 @@ std::uint32_t FlowNetwork::new_message() {
   Message& msg = messages_pool_.emplace_back();
   msg.index = m;
   msg.network = this;
-  if (model_.general()) progress_.resize(messages_pool_.size());
+  progress_->message_created(m);
   return m;
 }
 
@@ -70,7 +74,7 @@ void FlowNetwork::send(NodeId src, NodeId dst, double bytes, MessageSink* sink, 
   msg.account = options.account;
   ++messages_;
   Message* p = &msg;
-  if (model_.general()) progress_[m].priority = options.priority;
+  progress_->sent(m, options);
   if (model_.kind == NetworkModel::Kind::Tcp)  // slow start, as LV08 fits it
     latency = round_ns(static_cast<double>(latency) * model_.tcp.latency_factor);
   if (options.follows && hops > 0 && bytes > 0) latency = 0;  // the train's first message paid it
@@ -123,23 +127,25 @@ void FlowNetwork::start_flow(std::uint32_t m) {
     return;
   }
   msg.state = Message::State::Flowing;
-  if (model_.general()) {
-    start_general_flow(m);
-    return;
-  }
   close_bins();
-  ResourceId route[kMaxRouteLength];
-  TimeNs latency = 0;
-  const std::size_t hops = topology_.route_into(msg.src, msg.dst, route, latency);  // as at send: O(hops)
-  msg.flow = solver_.add_flow({route, hops});
-  if (message_of_flow_.size() <= msg.flow) message_of_flow_.resize(msg.flow + 1);
-  message_of_flow_[msg.flow] = m;
+  progress_->start(m);
   ++flows_started_;
-  for (std::size_t i = 0; i < hops; ++i) {
-    const auto count = ++active_per_resource_[route[i]];
-    if (flow_count_listener_) flow_count_listener_(route[i], count);
-  }
   request_solve();
+}
+
+void FlowNetwork::count_start(std::span<const ResourceId> hops) {
+  for (const ResourceId r : hops) {
+    const auto count = ++active_per_resource_[r];
+    if (flow_count_listener_) flow_count_listener_(r, count);
+  }
+}
+
+void FlowNetwork::count_end(std::span<const ResourceId> hops, double bytes) {
+  for (const ResourceId r : hops) {
+    resource_bytes_[r] += bytes;
+    const auto count = --active_per_resource_[r];
+    if (flow_count_listener_) flow_count_listener_(r, count);
+  }
 }
 
 void FlowNetwork::deliver(std::uint32_t m) {
@@ -160,55 +166,8 @@ void FlowNetwork::request_solve() { solve_due_ = true; }
 void FlowNetwork::solve_now() {
   close_bins();  // the solve changes rates at now: bins that ended before see the old ones
   solve_due_ = false;
-  solver_.solve();
+  solver_->solve();
   schedule_next_completion();
-}
-
-void FlowNetwork::advance(Group& g) {
-  const TimeNs now = sim_.now();
-  if (now > g.updated) {
-    g.v += g.level * to_seconds(now - g.updated);
-    g.updated = now;
-  }
-}
-
-void FlowNetwork::level_changed(MaxMinSolver::ResourceId r, double, double new_level) {
-  Group& g = groups_[r];
-  advance(g);
-  if (!meters_.empty())
-    for (const auto& [i, members] : footprint_[r]) {
-      Meter& m = meters_[i];
-      advance(m);
-      m.rate += members * (new_level - g.level);
-    }
-  g.level = new_level;
-  if (!group_dirty_[r]) group_dirty_[r] = true, dirty_groups_.push_back(r);
-}
-
-void FlowNetwork::bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from,
-                                     MaxMinSolver::ResourceId to) {
-  Message& msg = messages_pool_[message_of_flow_[f]];
-  if (!meters_.empty()) move_between_groups(msg, from, to);
-  double remaining = msg.bytes;  // a flow without a group has not moved yet
-  if (from != MaxMinSolver::kNone) {
-    Group& g = groups_[from];
-    advance(g);
-    remaining = std::max(0.0, msg.finish - g.v);
-    ++msg.epoch;  // its entry in the old group's heap is now stale
-    if (--g.members == 0) {
-      g.v = 0;  // nobody measures against it: restart the counter (keeps precision)
-      g.heap.clear();
-    }
-    if (!group_dirty_[from]) group_dirty_[from] = true, dirty_groups_.push_back(from);
-  }
-  if (to != MaxMinSolver::kNone) {
-    Group& g = groups_[to];
-    advance(g);
-    msg.finish = g.v + remaining;
-    ++g.members;
-    g.heap.push({msg.finish, msg.index, msg.epoch});
-    if (!group_dirty_[to]) group_dirty_[to] = true, dirty_groups_.push_back(to);
-  }
 }
 
 void FlowNetwork::advance(Meter& m) {
@@ -219,62 +178,8 @@ void FlowNetwork::advance(Meter& m) {
   }
 }
 
-void FlowNetwork::footprint_add(Footprint& f, std::uint32_t meter, int delta) {
-  auto it = std::lower_bound(f.begin(), f.end(), meter, [](const auto& e, std::uint32_t x) { return e.first < x; });
-  if (it != f.end() && it->first == meter) {
-    it->second += delta;
-    if (it->second == 0) f.erase(it);
-  } else {
-    if (delta < 0) throw std::logic_error("flow network: a group leaves a link it does not cross");
-    f.insert(it, {meter, static_cast<std::uint32_t>(delta)});
-  }
-}
-
-// Flow `msg` leaves group `from` and joins group `to` (either may be kNone): the recorded
-// directions it crosses now carry its new rate instead of its old one.
-void FlowNetwork::move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to) {
-  for (const ResourceId r : solver_.route(msg.flow)) {
-    const std::uint32_t i = meter_of_[r];
-    if (i == kNoMeter) continue;
-    Meter& m = meters_[i];
-    advance(m);
-    if (from != MaxMinSolver::kNone) {
-      m.rate -= groups_[from].level;
-      --m.flows;
-      footprint_add(footprint_[from], i, -1);
-    }
-    if (to != MaxMinSolver::kNone) {
-      m.rate += groups_[to].level;
-      ++m.flows;
-      footprint_add(footprint_[to], i, +1);
-    }
-    if (m.flows == 0) m.rate = 0;  // no rounding residue on an idle link
-  }
-}
-
-void FlowNetwork::refresh_due(MaxMinSolver::ResourceId r) {
-  Group& g = groups_[r];
-  ++g.version;
-  while (!g.heap.empty() && g.heap.top().epoch != messages_pool_[g.heap.top().message].epoch) g.heap.pop();
-  if (g.heap.empty() || !(g.level > 0)) return;
-  const double seconds = std::max(0.0, g.heap.top().finish - g.v) / g.level;
-  TimeNs time = kTimeMax;
-  if (seconds < 9e9) time = g.updated + round_ns(seconds * 1e9);
-  due_.push({std::max(time, sim_.now()), r, g.version});
-}
-
 void FlowNetwork::schedule_next_completion() {
-  if (model_.general()) {
-    schedule_next_general_completion();
-    return;
-  }
-  for (auto r : dirty_groups_) {
-    group_dirty_[r] = false;
-    refresh_due(r);
-  }
-  dirty_groups_.clear();
-  while (!due_.empty() && due_.top().version != groups_[due_.top().group].version) due_.pop();
-  const TimeNs next = due_.empty() ? kTimeMax : due_.top().time;
+  const TimeNs next = progress_->next_completion();
   if (next == completion_time_) return;
   if (completion_event_) sim_.cancel(completion_event_);
   completion_event_ = {};
@@ -283,69 +188,20 @@ void FlowNetwork::schedule_next_completion() {
 }
 
 void FlowNetwork::complete_due_flows() {
-  if (model_.general()) {
-    complete_general_flows();
-    return;
-  }
   close_bins();
   completion_event_ = {};
   completion_time_ = kTimeMax;
   auto& done = done_;  // (send order, message) of the flows ending now
   done.clear();
-  const TimeNs now = sim_.now();
-  while (!due_.empty() && due_.top().time <= now) {
-    const Due d = due_.top();
-    due_.pop();
-    Group& g = groups_[d.group];
-    if (d.version != g.version) continue;
-    advance(g);
-    // Complete every member within one nanosecond of transfer of its end.
-    const double tolerance = g.level * 1e-9;
-    const auto ends_now = [&](double finish) { return finish - g.v <= tolerance + 1e-12 * finish; };
-    if (ends_now(g.heap.max_finish)) {
-      // The whole group ends (symmetric flows end together): one pass instead of a pop
-      // per member. The same members as popping; done_ is sorted below either way.
-      for (const HeapItem& item : g.heap.items) {
-        const Message& msg = messages_pool_[item.message];
-        if (item.epoch != msg.epoch) continue;
-        done.emplace_back(msg.seq, item.message);
-      }
-      g.heap.clear();
-    }
-    while (!g.heap.empty()) {
-      const HeapItem top = g.heap.top();
-      const Message& msg = messages_pool_[top.message];
-      if (top.epoch != msg.epoch) {
-        g.heap.pop();
-        continue;
-      }
-      if (!ends_now(top.finish)) break;
-      g.heap.pop();
-      done.emplace_back(msg.seq, top.message);
-    }
-    if (!group_dirty_[d.group]) group_dirty_[d.group] = true, dirty_groups_.push_back(d.group);
-  }
+  progress_->collect_due(done);
   std::sort(done.begin(), done.end());
   for (const auto& [seq, m] : done) {
     Message& msg = messages_pool_[m];
     msg.state = Message::State::Arriving;  // a sink may cancel it before its turn below
-    const auto route = solver_.route(msg.flow);
-    if (!meters_.empty()) {
-      // The flow ends within a nanosecond of transfer of its exact end: its meters count
-      // what the group says it moved; make that its exact size.
-      const double unmoved = msg.finish - groups_[solver_.bottleneck(msg.flow)].v;
-      for (const ResourceId r : route)
-        if (const std::uint32_t k = meter_of_[r]; k != kNoMeter) meters_[k].bytes += unmoved;
-    }
-    for (const ResourceId r : route) {
-      resource_bytes_[r] += msg.bytes;
-      const auto count = --active_per_resource_[r];
-      if (flow_count_listener_) flow_count_listener_(r, count);
-    }
+    progress_->end(m);
     ended_bytes_[static_cast<std::size_t>(msg.account)] += msg.bytes;
-    solver_.remove_flow(msg.flow);
   }
-  solver_.solve();
+  solver_->solve();
   schedule_next_completion();
   // Deliveries only schedule events, so done_ cannot change under this loop.
   for (const auto& [seq, m] : done) deliver(m);
@@ -361,7 +217,7 @@ void FlowNetwork::release_if_large(std::vector<std::pair<std::uint64_t, std::uin
 
 void FlowNetwork::set_capacity(ResourceId r, double capacity) {
   if (r >= topology_.resource_count()) throw std::out_of_range("capacity of an unknown link direction");
-  if (model_.general())  // per-flow progress (flow_network_general.cpp) does not follow capacity changes
+  if (!progress_->follows_dynamics())  // per-flow progress (flow_progress.hpp) does not follow them
     throw std::logic_error("capacity changes are not modelled under general sharing (tcp, priority classes)");
   close_bins();  // bins that ended before now saw the old capacity
   if (capacity_log_.empty()) capacity_log_.resize(topology_.resource_count());
@@ -370,17 +226,17 @@ void FlowNetwork::set_capacity(ResourceId r, double capacity) {
   log.seconds = capacity_seconds(r);
   log.since = now;
   log.changed = true;
-  solver_.set_capacity(r, capacity);
+  solver_->set_capacity(r, capacity);
   // At once: the solver's listener brings every group and meter to now at the old rates
   // before it installs the new ones.
-  solver_.solve();
+  solver_->solve();
   schedule_next_completion();
 }
 
 double FlowNetwork::capacity_seconds(ResourceId r) const {
   if (!capacity_changed(r)) return topology_.capacity(r) * to_seconds(sim_.now());
   const CapacityLog& log = capacity_log_[r];
-  return log.seconds + solver_.capacity(r) * to_seconds(sim_.now() - log.since);
+  return log.seconds + solver_->capacity(r) * to_seconds(sim_.now() - log.since);
 }
 
 std::size_t FlowNetwork::cancel_host(NodeId host) {
@@ -397,7 +253,7 @@ std::size_t FlowNetwork::cancel_sink(const MessageSink* sink) {
 // skipped by deliver().
 template <typename Match>
 std::size_t FlowNetwork::cancel_matching(Match match) {
-  if (model_.general())  // per-flow progress (flow_network_general.cpp) has no cancellation
+  if (!progress_->follows_dynamics())  // per-flow progress (flow_progress.hpp) has no cancellation
     throw std::logic_error("cancelling messages is not modelled under general sharing (tcp, priority classes)");
   close_bins();
   std::vector<std::pair<std::uint64_t, std::uint32_t>> hit;  // (send order, message)
@@ -416,20 +272,16 @@ std::size_t FlowNetwork::cancel_matching(Match match) {
     Message& msg = messages_pool_[m];
     told.emplace_back(msg.sink, msg.tag);
     if (msg.state == Message::State::Flowing) {
-      const double moved = moved_at(msg, now);
+      const double moved = progress_->moved(m, now);
       ended_bytes_[static_cast<std::size_t>(msg.account)] += moved;
-      for (const ResourceId r : solver_.route(msg.flow)) {
-        resource_bytes_[r] += moved;
-        const auto count = --active_per_resource_[r];
-        if (flow_count_listener_) flow_count_listener_(r, count);
-      }
-      solver_.remove_flow(msg.flow);
+      count_end(solver_->route(msg.flow), moved);
+      solver_->remove_flow(msg.flow);
       released.push_back(m);
     }
     msg.state = Message::State::Cancelled;
   }
   if (!released.empty()) {
-    solver_.solve();  // reports the flows leaving their groups while the messages are intact
+    solver_->solve();  // reports the flows leaving their groups while the messages are intact
     schedule_next_completion();
     for (std::uint32_t m : released) free_messages_.push_back(m);
   }
@@ -443,17 +295,9 @@ double FlowNetwork::bytes_moved(ByteAccount account) const {
   for (std::uint32_t m = 0; m < messages_pool_.size(); ++m) {
     const Message& msg = messages_pool_[m];
     if (msg.state != Message::State::Flowing || msg.account != account) continue;
-    bytes += model_.general() ? msg.bytes - general_left_at(m, now) : moved_at(msg, now);
+    bytes += progress_->moved(m, now);
   }
   return bytes * model_.framing;  // the flows move wire bytes; the payload is what a sender sent
-}
-
-double FlowNetwork::moved_at(const Message& msg, TimeNs t) const {
-  const ResourceId b = solver_.bottleneck(msg.flow);
-  if (b == MaxMinSolver::kNone) return 0;  // joined no group yet
-  const Group& g = groups_[b];
-  const double v = g.v + g.level * to_seconds(t - g.updated);
-  return std::clamp(msg.bytes - (msg.finish - v), 0.0, msg.bytes);
 }
 
 void FlowNetwork::record_utilization(TimeNs bin, std::vector<ResourceId> resources, std::size_t max_values) {
@@ -468,7 +312,6 @@ void FlowNetwork::record_utilization(TimeNs bin, std::vector<ResourceId> resourc
   }
   recorded_ = std::move(resources);
   meters_.assign(recorded_.size(), Meter{0, 0, sim_.now(), 0});
-  footprint_.assign(topology_.resource_count(), {});
   bytes_at_bin_start_.assign(recorded_.size(), 0.0);
   row_.assign(recorded_.size(), 0.f);
   capacity_at_bin_start_.assign(recorded_.size(), 0.0);
@@ -488,7 +331,7 @@ void FlowNetwork::close_bin(TimeNs end, bool last) {
     double offered = topology_.capacity(r) * seconds;
     if (capacity_changed(r)) {
       const CapacityLog& log = capacity_log_[r];
-      const double at_end = log.seconds + solver_.capacity(r) * to_seconds(end - log.since);
+      const double at_end = log.seconds + solver_->capacity(r) * to_seconds(end - log.since);
       offered = at_end - capacity_at_bin_start_[i];
       capacity_at_bin_start_[i] = at_end;
     } else {
@@ -515,18 +358,11 @@ void FlowNetwork::finish() {
   if (!meters_.empty() && sim_.now() > bin_start_) close_bin(sim_.now(), true);
   finished_ = true;
   const TimeNs now = sim_.now();
-  if (model_.general()) {  // payload on the forward route of the flows in progress
-    for (ResourceId r = 0; r < resource_bytes_.size(); ++r)
-      for (MaxMinSolver::FlowId f : solver_.flows_at(r)) {
-        const std::uint32_t m = message_of_flow_[f];
-        const auto route = solver_.route(f);
-        if (std::find(route.begin(), route.begin() + progress_[m].hops, r) != route.begin() + progress_[m].hops)
-          resource_bytes_[r] += messages_pool_[m].bytes - general_left_at(m, now);
-      }
-    return;
-  }
-  for (ResourceId r = 0; r < resource_bytes_.size(); ++r)
-    for (MaxMinSolver::FlowId f : solver_.flows_at(r)) resource_bytes_[r] += moved_at(messages_pool_[message_of_flow_[f]], now);
+  for (ResourceId r = 0; r < resource_bytes_.size(); ++r)  // the flows in progress: their payload so far
+    for (SharingSolver::FlowId f : solver_->flows_at(r)) {
+      const std::uint32_t m = message_of_flow_[f];
+      if (progress_->forward(m, r)) resource_bytes_[r] += progress_->moved(m, now);
+    }
 }
 
 }  // namespace pssim::net

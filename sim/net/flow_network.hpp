@@ -14,12 +14,14 @@
 // start and per solve, for fewer queue operations (around an all-reduce ring, about one
 // per flow).
 //
-// Progress is tracked per bottleneck group (processor sharing): all flows bottlenecked at
-// resource r move at r's level, so the group keeps one "virtual" byte counter
-// V_r(t) = integral of the level, and a flow finishes when V_r reaches the value it was
-// given on joining. A level change costs O(log n) instead of touching every flow.
-// Completion times are rounded to the nearest nanosecond; a flow within one nanosecond of
-// transfer of its end at a completion event is complete.
+// How flows progress, and how they become flows, is one Progress object that owns the
+// solver (progress_tracker.hpp): under max-min sharing, GroupProgress tracks bottleneck
+// groups (processor sharing: all flows bottlenecked at resource r move at r's level, so the
+// group keeps one "virtual" byte counter V_r(t) = integral of the level, and a flow
+// finishes when V_r reaches the value it was given on joining; a level change costs
+// O(log n) instead of touching every flow); under general sharing, FlowProgress tracks
+// each flow. Completion times are rounded to the nearest nanosecond; a flow within one
+// nanosecond of transfer of its end at a completion event is complete.
 //
 // Statistics: bytes carried per link direction (exact) and, optionally, a utilization
 // time series in fixed bins for chosen link directions (UtilizationSeries). Each recorded
@@ -44,11 +46,11 @@
 // Models (network_model.hpp): maxmin as above; tcp (SimGrid's LV08) scales latencies,
 // weighs flows by 1 / (route latency + weight_s / bandwidth per link), caps them at the
 // TCP window, adds ACK cross-traffic on the reverse path and moves payload at 0.97 of the
-// share. Under tcp, or with priority classes (SendOptions::priority), the solver runs
-// Sharing::General: flows of one bottleneck no longer share one rate, so progress is
-// tracked per flow (flow_network_general.cpp): each message keeps its bytes left and
-// speed, and a heap of finish times, updated for the flows whose rate changed. The byte
-// counters and meters count payload on the forward path only (not the ACKs).
+// share. Under tcp, or with priority classes (SendOptions::priority), the solver is
+// GeneralSharingSolver: flows of one bottleneck no longer share one rate, so progress is
+// tracked per flow (FlowProgress): each message keeps its bytes left and speed, and a heap
+// of finish times, updated for the flows whose rate changed. The byte counters and meters
+// count payload on the forward path only (not the ACKs).
 //
 // Framing (NetworkModel::framing, both models): a message of b bytes is a flow of
 // b / framing bytes on the wire; the byte counters, meters and utilization count those
@@ -59,25 +61,26 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <queue>
+#include <memory>
+#include <span>
 #include <vector>
 
-#include "sim/core/run_heap.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/core/stable_pool.hpp"
-#include "sim/net/maxmin_solver.hpp"
 #include "sim/net/network_model.hpp"
+#include "sim/net/sharing_solver.hpp"
 #include "sim/net/topology.hpp"
 #include "sim/net/transport.hpp"
 #include "sim/net/utilization_series.hpp"
 
 namespace pssim::net {
 
-class FlowNetwork : public Transport, private MaxMinSolver::Listener {
+class FlowNetwork : public Transport {
  public:
   /// The topology must be complete (no more nodes or links) and outlive the network. Throws
   /// std::invalid_argument for a framing outside (0, 1].
   FlowNetwork(Simulator& sim, const Topology& topology, NetworkModel model = {});
+  ~FlowNetwork() override;
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
 
@@ -91,7 +94,7 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   /// The topology keeps the nominal value. O(flows x route length): a full solve.
   void set_capacity(ResourceId r, double capacity);
   /// The capacity of r now.
-  double capacity(ResourceId r) const { return solver_.capacity(r); }
+  double capacity(ResourceId r) const { return solver().capacity(r); }
   /// Capacity of r integrated over [0, now] in bytes (capacity x seconds while unchanged).
   double capacity_seconds(ResourceId r) const;
   /// True once set_capacity() changed r.
@@ -132,8 +135,8 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   /// recorded_resources()[i]. The last bin may be shorter (it ends at finish()).
   const std::vector<ResourceId>& recorded_resources() const { return recorded_; }
   const UtilizationSeries& link_utilization() const { return series_; }
-  const MaxMinSolver::Stats& solver_stats() const { return solver_.stats(); }
-  std::size_t active_flows() const { return solver_.active_flows(); }
+  const SharingSolver::Stats& solver_stats() const { return solver().stats(); }
+  std::size_t active_flows() const { return solver().active_flows(); }
 
  private:
   // 72 bytes; a run holds one per message in flight (a sync round: 2 per worker and shard).
@@ -145,59 +148,17 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     std::uint64_t tag = 0;
     std::uint64_t seq = 0;  // send order: deterministic delivery order for simultaneous ends
     double bytes = 0;        // on the wire: the payload / framing
-    double finish = 0;       // group V at which it completes
+    double finish = 0;       // GroupProgress: the group V at which it completes
     NodeId src = 0, dst = 0;  // the route is in the solver while the flow runs
     // Flowing: its flow in the solver. Waiting to start: the next message of its start
     // batch (kNoMessage: the last).
-    MaxMinSolver::FlowId flow = 0;
-    std::uint32_t epoch = 0; // invalidates stale group-heap entries
+    SharingSolver::FlowId flow = 0;
+    std::uint32_t epoch = 0; // GroupProgress: invalidates stale group-heap entries
     std::uint32_t index = 0; // own position in the pool
     // Waiting: latency, its start or delivery event pending; Flowing: in the solver;
     // Arriving: complete, delivery under way; Cancelled: its pending event frees it.
     enum class State : std::uint8_t { Waiting, Flowing, Arriving, Cancelled } state = State::Waiting;
     ByteAccount account = ByteAccount::Push;
-  };
-  // Equal finishes are ordered by message index, not send order: every member that ends
-  // at a completion event is collected whatever the order, and deliveries are sorted by
-  // send order anyway. 16 bytes: a group holds one per member.
-  struct HeapItem {
-    double finish;
-    std::uint32_t message;
-    std::uint32_t epoch;
-    bool operator>(const HeapItem& o) const { return finish != o.finish ? finish > o.finish : message > o.message; }
-  };
-  // A binary min-heap on a vector whose capacity survives clear() up to 4,096 entries (no
-  // allocation when a small group empties and fills again, as every group does each
-  // round; a group of a million members gives its 16 MB back). `max_finish` is the
-  // largest finish pushed since the last clear(): an upper bound of the live entries'
-  // finishes, which tells when a whole group ends at once.
-  struct MinHeap {
-    std::vector<HeapItem> items;
-    double max_finish = 0;
-    bool empty() const { return items.empty(); }
-    const HeapItem& top() const { return items.front(); }
-    void push(const HeapItem& x) {
-      items.push_back(x);
-      std::push_heap(items.begin(), items.end(), std::greater<>());
-      max_finish = std::max(max_finish, x.finish);
-    }
-    void pop() {
-      std::pop_heap(items.begin(), items.end(), std::greater<>());
-      items.pop_back();
-    }
-    void clear() {
-      if (items.capacity() > 4096) std::vector<HeapItem>().swap(items);
-      else items.clear();
-      max_finish = 0;
-    }
-  };
-  struct Group {
-    double v = 0;        // bytes moved per flow since the group formed
-    TimeNs updated = 0;  // time of v
-    double level = 0;    // bytes/s
-    std::uint32_t members = 0;
-    std::uint32_t version = 0;
-    MinHeap heap;
   };
   // A recorded direction's bytes: `bytes` carried up to `since`, then `rate` bytes/s (the
   // sum of the levels of the flows crossing it that have a bottleneck).
@@ -207,19 +168,13 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     TimeNs since = 0;
     std::uint32_t flows = 0;  // flows counted in `rate`; at 0 the rate is exactly 0
   };
-  // (meter, members of a group crossing it), sorted by meter: small in practice.
-  using Footprint = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
   static constexpr std::uint32_t kNoMeter = 0xffffffffu;
-  struct Due {
-    TimeNs time;
-    MaxMinSolver::ResourceId group;
-    std::uint32_t version;
-    bool operator>(const Due& o) const { return time != o.time ? time > o.time : group > o.group; }
-  };
 
-  // MaxMinSolver::Listener
-  void level_changed(MaxMinSolver::ResourceId r, double old_level, double new_level) override;
-  void bottleneck_changed(MaxMinSolver::FlowId f, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to) override;
+  // How flows are made and progress (progress_tracker.hpp); it owns the solver.
+  class Progress;
+  class GroupProgress;  // max-min sharing: bottleneck groups (group_progress.hpp)
+  class FlowProgress;   // general sharing: flow by flow (flow_progress.hpp)
+  SharingSolver& solver() const { return *solver_; }
 
   // Capacity of a changed link direction: `seconds` = integral of it over [0, since].
   struct CapacityLog {
@@ -227,30 +182,6 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
     double seconds = 0;
     TimeNs since = 0;
   };
-  // ---- per-flow progress under general sharing (flow_network_general.cpp)
-  struct Progress {
-    double left = 0;          // bytes still to move at `since`
-    double speed = 0;         // bytes/s of payload
-    TimeNs since = 0;
-    std::uint32_t epoch = 0;  // invalidates stale entries of flow_due_
-    std::uint32_t priority = 0;
-    std::uint8_t hops = 0;    // the forward route: the first `hops` resources of the flow's route
-  };
-  struct FlowDue {
-    TimeNs time;
-    std::uint32_t message, epoch;
-    bool operator>(const FlowDue& o) const { return time != o.time ? time > o.time : message > o.message; }
-  };
-  void rate_changed(MaxMinSolver::FlowId f, double old_rate, double new_rate) override;
-  void start_general_flow(std::uint32_t m);
-  void schedule_next_general_completion();
-  void complete_general_flows();
-  double general_left_at(std::uint32_t m, TimeNs t) const;  // bytes of m still to move at t
-
-  NetworkModel model_;
-  std::vector<Progress> progress_;  // per message (general sharing only)
-  std::priority_queue<FlowDue, std::vector<FlowDue>, std::greater<>> flow_due_;
-
   static constexpr std::uint32_t kNoMessage = 0xffffffffu;
   // The last start event scheduled, until it fires: its messages, chained through
   // Message::flow from `first` to `last` (kNoMessage: no batch open).
@@ -265,31 +196,28 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   template <typename Match>
   std::size_t cancel_matching(Match match);
   void start_flow(std::uint32_t m);
+  /// A flow starts on `hops` (its forward route): flow counts and their listener.
+  void count_start(std::span<const ResourceId> hops);
+  /// A flow of message m ends on its forward route `hops` having moved `bytes`.
+  void count_end(std::span<const ResourceId> hops, double bytes);
   void deliver(std::uint32_t m);
   void request_solve();
   void solve_now();
-  void advance(Group& g);
-  void refresh_due(MaxMinSolver::ResourceId r);
   void schedule_next_completion();
   void complete_due_flows();
   void close_bins();                        // bins that ended before now
   void close_bin(TimeNs end, bool last);
   void advance(Meter& m);
-  void move_between_groups(const Message& msg, MaxMinSolver::ResourceId from, MaxMinSolver::ResourceId to);
-  static void footprint_add(Footprint& f, std::uint32_t meter, int delta);
-  double moved_at(const Message& m, TimeNs t) const;  // bytes of in-progress m moved by t
   void release_if_large(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v);
 
+  NetworkModel model_;
   Simulator& sim_;
   const Topology& topology_;
-  MaxMinSolver solver_;
+  std::unique_ptr<Progress> progress_;
+  SharingSolver* solver_;  // progress_'s
   StablePool<Message> messages_pool_;  // stable addresses: events point at messages
   std::vector<std::uint32_t> free_messages_;
   std::vector<std::uint32_t> message_of_flow_;  // flow id -> message index
-  std::vector<Group> groups_;                     // one per resource
-  RunHeap<Due> due_;  // group end times; in a ring they arrive in order
-  std::vector<MaxMinSolver::ResourceId> dirty_groups_;
-  std::vector<bool> group_dirty_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> done_;  // (seq, message) ending now
   StartBatch open_batch_;
   bool solve_due_ = false;  // a solve is due at now (an event, or start_batch() runs it)
@@ -309,7 +237,6 @@ class FlowNetwork : public Transport, private MaxMinSolver::Listener {
   std::vector<ResourceId> recorded_;
   std::vector<std::uint32_t> meter_of_;     // per resource: its meter, or kNoMeter
   std::vector<Meter> meters_;               // per recorded resource
-  std::vector<Footprint> footprint_;        // per group (bottleneck resource)
   std::vector<double> bytes_at_bin_start_;  // per recorded resource
   std::vector<float> row_;                  // the bin being closed
   std::vector<double> capacity_at_bin_start_;  // per recorded resource: capacity_seconds then

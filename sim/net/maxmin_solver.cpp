@@ -16,8 +16,7 @@ constexpr double kTolerance = 1e-12;
 
 }  // namespace
 
-MaxMinSolver::MaxMinSolver(std::vector<double> capacities, Listener* listener, Sharing sharing)
-    : general_(sharing == Sharing::General), listener_(listener) {
+MaxMinSolver::MaxMinSolver(std::vector<double> capacities, Listener* listener) : listener_(listener) {
   resources_.resize(capacities.size());
   for (std::size_t r = 0; r < capacities.size(); ++r) {
     if (!(capacities[r] > 0) || !std::isfinite(capacities[r]))
@@ -28,29 +27,15 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacities, Listener* listener, S
   unclear_.assign((capacities.size() + 63) / 64, 0);
 }
 
-std::span<const MaxMinSolver::ResourceId> MaxMinSolver::route(FlowId f) const {
-  return {route_of(f), flows_[f].length};
+MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route, const FlowShape& shape) {
+  if (shape.weight != 1.0 || shape.cap != std::numeric_limits<double>::infinity() || shape.priority != 0 ||
+      !shape.coefficients.empty())
+    throw std::logic_error("flow weights, caps, coefficients and classes need general sharing (GeneralSharingSolver)");
+  return new_flow(route);
 }
 
-double MaxMinSolver::rate(FlowId f) const {
-  if (general_) return general_flows_[f].rate;
-  const Flow& fl = flows_[f];
-  return fl.bottleneck == kNone ? 0.0 : resources_[fl.bottleneck].level;
-}
-
-MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route) {
-  if (general_) return add_flow(route, FlowShape{});
-  return new_flow(route, kMaxRoute);
-}
-
-MaxMinSolver::FlowId MaxMinSolver::new_flow(std::span<const ResourceId> route, std::size_t max_length) {
-  if (route.empty() || route.size() > max_length)
-    throw std::invalid_argument(fmt::format("a flow crosses 1 to {} resources, not {}", max_length, route.size()));
-  for (std::size_t i = 0; i < route.size(); ++i) {
-    if (route[i] >= resources_.size()) throw std::out_of_range("flow over an unknown resource");
-    for (std::size_t j = 0; j < i; ++j)
-      if (route[j] == route[i]) throw std::invalid_argument("a flow crosses a resource twice");
-  }
+MaxMinSolver::FlowId MaxMinSolver::new_flow(std::span<const ResourceId> route) {
+  check_route(route, kMaxRoute, resources_.size());
   if (route.size() > width_) widen(route.size());
   FlowId id;
   if (!free_ids_.empty()) {
@@ -679,10 +664,6 @@ bool MaxMinSolver::certify() {
 // ---- full solve ----------------------------------------------------------------------------
 
 void MaxMinSolver::full_solve() {
-  if (general_) {
-    general_solve();
-    return;
-  }
   settle_lone();  // it fills from the flow lists
   const std::size_t n_res = resources_.size();
   if (placed_ == 0) {  // nothing to fill (the last flows just left): every level is 0
@@ -697,73 +678,20 @@ void MaxMinSolver::full_solve() {
     ++stats_.full_solves;
     return;
   }
-  // Scratch buffers live in the solver: a full solve allocates nothing in steady state.
-  auto& remaining = scratch_.remaining;
-  auto& unfrozen = scratch_.unfrozen;
-  auto& new_level = scratch_.level;
-  auto& new_bottleneck = scratch_.bottleneck;
-  auto& frozen = scratch_.frozen;
-  remaining.resize(n_res);
-  unfrozen.resize(n_res);
-  new_level.assign(n_res, 0.0);
-  new_bottleneck.assign(flows_.size(), kNone);
-  frozen.assign(flows_.size(), 0);
-  // Lowest (share, resource) first. Resources of equal share are queued in increasing
-  // order, so where most shares are equal (a ring's links) most entries join the run.
-  auto& queue = scratch_.queue;
-  queue.clear();
-  const auto push = [&](double share, ResourceId r) { queue.push({share, r}); };
-  for (ResourceId r = 0; r < n_res; ++r) {
-    remaining[r] = resources_[r].capacity;
-    unfrozen[r] = static_cast<std::uint32_t>(resources_[r].flows.size());
-    if (unfrozen[r] > 0) push(remaining[r] / unfrozen[r], r);
-  }
-  double last_level = 0;
-  // A resource's entry is not replaced each time one of its flows freezes elsewhere: its
-  // share (C - frozen rates) / unfrozen only rises then (a flow freezes at a level no
-  // higher than the share), so an entry whose key lags behind is re-queued at the true
-  // share when it surfaces. Every resource still being filled keeps an entry with a key
-  // <= its share, so the first valid entry popped is the lowest (share, resource): the
-  // same order as eager updates, in a queue of one entry per resource instead of one per
-  // (flow, resource). Where rounding makes a share fall, it is queued at once.
-  while (!queue.empty()) {
-    const auto [share, r] = queue.top();
-    queue.pop();
-    if (unfrozen[r] == 0) continue;
-    if (const double current = remaining[r] / unfrozen[r]; share != current) {  // stale entry
-      if (share < current) push(current, r);
-      continue;
-    }
-    // Levels only rise during filling; rounding must not make one fall (or reach 0).
-    const double level = std::max(share, last_level);
-    last_level = level;
-    new_level[r] = level;
-    for (FlowId id : resources_[r].flows) {
-      if (frozen[id]) continue;
-      frozen[id] = 1;
-      new_bottleneck[id] = r;
-      const Flow& f = flows_[id];
-      for (std::size_t i = 0; i < f.length; ++i) {
-        const ResourceId other = route_of(id)[i];
-        if (other == r) continue;
-        const double before = remaining[other] / unfrozen[other];
-        remaining[other] -= level;
-        if (--unfrozen[other] > 0 && remaining[other] / unfrozen[other] < before)
-          push(remaining[other] / unfrozen[other], other);
-      }
-    }
-    unfrozen[r] = 0;
-  }
+  filling_.fill(
+      n_res, flows_.size(), [this](ResourceId r) { return resources_[r].capacity; },
+      [this](ResourceId r) -> const std::vector<FlowId>& { return resources_[r].flows; },
+      [this](FlowId id) { return route(id); });
 
   // Install the solution, reporting changes.
-  for (ResourceId r = 0; r < n_res; ++r) reset_resource(r, new_level[r]);
+  for (ResourceId r = 0; r < n_res; ++r) reset_resource(r, filling_.level(r));
   for (FlowId id = 0; id < flows_.size(); ++id) {
     Flow& f = flows_[id];
     if (!f.placed) continue;
-    const ResourceId b = new_bottleneck[id];
+    const ResourceId b = filling_.bottleneck(id);
     set_bottleneck(id, b);
     ++resources_[b].bottlenecked;
-    f.accounted = new_level[b];
+    f.accounted = filling_.level(b);
   }
   for (FlowId id = 0; id < flows_.size(); ++id) {
     const Flow& f = flows_[id];
@@ -784,15 +712,7 @@ void MaxMinSolver::full_solve() {
   for (ResourceId r = 0; r < n_res; ++r) touch_key(r);
   std::fill(unclear_.begin(), unclear_.end(), 0);  // every resource is as a full solve leaves it
   ++stats_.full_solves;
-  // Its buffers take ~36 bytes per resource and 5 per flow; a large system gives them
-  // back (allocating them is small next to an O(flows) solve, and full solves are rare).
-  if (n_res + flows_.size() > kKeptScratch) {
-    for (auto* v : {&remaining, &new_level}) std::vector<double>().swap(*v);
-    std::vector<std::uint32_t>().swap(unfrozen);
-    std::vector<ResourceId>().swap(new_bottleneck);
-    std::vector<char>().swap(frozen);
-    queue = {};
-  }
+  filling_.release_if_large(n_res, flows_.size());
 }
 
 // Resource r as a full solve leaves it before counting its flows: at `level` (0: not a
@@ -824,11 +744,6 @@ void MaxMinSolver::set_capacity(ResourceId r, double capacity) {
 
 void MaxMinSolver::solve() {
   if (pending_add_.empty() && pending_remove_.empty() && !capacity_changed_) return;
-  if (general_) {
-    capacity_changed_ = false;  // general_solve() solves in full, from the capacities as they are
-    general_solve();
-    return;
-  }
   // A batch that replaces a good part of the flows is cheaper to solve in full; so is a
   // changed capacity (its effect is not confined to the flows crossing it).
   const std::size_t batch = pending_add_.size() + pending_remove_.size();

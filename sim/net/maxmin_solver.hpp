@@ -25,7 +25,8 @@
 //     load_r <= A_r + n_r * max_b inc_b  < C_r      is checked in O(log R).
 // When the certificate is too weak, the bottleneck with the largest inc is re-accounted
 // (O(its flows)); when a check fails, the structure changed and a full progressive
-// filling runs: O(F * route length + R log R). The result is exact either way (up to
+// filling runs (ProgressiveFilling, progressive_filling.hpp): O(F * route length + R log R).
+// The result is exact either way (up to
 // floating-point rounding); tests compare it with an independent full solution.
 //
 // Lone flows: a flow that crosses only resources no other flow crosses (around an
@@ -43,23 +44,8 @@
 // resources, flows changing bottleneck), so that a flow's progress can be tracked per
 // bottleneck group ("processor sharing": all flows of a group move at its level).
 //
-// General sharing (a solver built with Sharing::General; SimGrid's lmm has the same
-// terms): a flow f also has a weight w_f > 0, a rate cap u_f > 0 (bytes/s; infinite: none),
-// a consumption coefficient a_rf > 0 on each resource of its route (a flow at rate x uses
-// a_rf x of r: 1 on the links it crosses, 0.05 on the reverse path for TCP's ACKs), and a
-// priority class p_f (0 first). The problem, class by class in increasing p:
-//   the flows of class p get the weighted max-min fair rates x_f <= u_f subject to
-//       sum_{f in class p, r in R_f} a_rf x_f <= C_r - (what classes < p use of r),
-//   i.e. progressive filling of a level L: every unfrozen flow of the class runs at
-//   x_f = w_f L; a resource freezes its flows when sum a_rf w_f L reaches what it has
-//   left, a flow freezes alone at its cap when w_f L reaches u_f.
-// So classes are served in strict priority (a lower class gets only what higher ones leave
-// at each resource, possibly nothing), and within a class bandwidth is shared in
-// proportion to the weights. With every weight, coefficient 1, no caps and one class this
-// is the max-min problem above. A general solver re-solves in full on every solve():
-// O(F x route length x log R); listeners hear rate_changed() for each flow whose rate
-// changed (levels and bottlenecks are not reported: flows of a resource no longer share
-// one rate).
+// Weighted sharing, rate caps, coefficients and priority classes are another strategy:
+// GeneralSharingSolver (general_sharing.hpp), behind the same interface (sharing_solver.hpp).
 #pragma once
 
 #include <cstdint>
@@ -69,88 +55,55 @@
 #include <utility>
 #include <vector>
 
-#include "sim/core/run_heap.hpp"
+#include "sim/net/progressive_filling.hpp"
+#include "sim/net/sharing_solver.hpp"
 
 namespace pssim::net {
 
-class MaxMinSolver {
+class MaxMinSolver final : public SharingSolver {
  public:
-  using ResourceId = std::uint32_t;
-  using FlowId = std::uint32_t;
-  static constexpr ResourceId kNone = std::numeric_limits<ResourceId>::max();
-  static constexpr std::size_t kMaxRoute = 8;
   /// An unsaturated resource with at most this many flows is scanned to decide exactly
   /// whether a new flow would make it a bottleneck (instead of solving in full).
   static constexpr std::size_t kExactScanLimit = 64;
 
-  class Listener {
-   public:
-    virtual ~Listener() = default;
-    /// The level of bottleneck resource r changed (old or new may be 0: not a bottleneck).
-    virtual void level_changed(ResourceId r, double old_level, double new_level) = 0;
-    /// Flow f moved from bottleneck `from` to `to` (kNone: it was just added / removed).
-    virtual void bottleneck_changed(FlowId f, ResourceId from, ResourceId to) = 0;
-    /// General sharing only: flow f's rate changed (old 0: just placed).
-    virtual void rate_changed(FlowId /*f*/, double /*old_rate*/, double /*new_rate*/) {}
-  };
-
-  /// Sharing::MaxMin: every flow alike (the incremental solver). Sharing::General: flows
-  /// may carry a FlowShape (weights, caps, coefficients, priority classes; full solves).
-  enum class Sharing { MaxMin, General };
-  /// How a flow shares under Sharing::General (the defaults: as under MaxMin).
-  struct FlowShape {
-    double weight = 1.0;                                   ///< w_f > 0
-    double cap = std::numeric_limits<double>::infinity();  ///< u_f > 0, bytes/s
-    std::uint32_t priority = 0;                            ///< class; 0 is served first
-    std::span<const double> coefficients;                  ///< a_rf > 0 per route entry; empty: all 1
-  };
-  /// Routes under Sharing::General may be twice as long (a path and its reverse path).
-  static constexpr std::size_t kMaxGeneralRoute = 2 * 8;
-
-  struct Stats {
-    std::uint64_t incremental_updates = 0;  ///< flows added or removed without a full solve
-    std::uint64_t full_solves = 0;
-    std::uint64_t reaccounts = 0;
-  };
-
-  explicit MaxMinSolver(std::vector<double> capacities, Listener* listener = nullptr,
-                        Sharing sharing = Sharing::MaxMin);
+  explicit MaxMinSolver(std::vector<double> capacities, Listener* listener = nullptr);
 
   /// Adds a flow over `route` (distinct resources, at most kMaxRoute). Its rate is known
   /// after the next solve(). Reuses ids of removed flows.
-  FlowId add_flow(std::span<const ResourceId> route);
-  /// Adds a flow with its shape (Sharing::General; throws std::logic_error otherwise, and
-  /// std::invalid_argument for a weight, cap or coefficient that is not > 0, or
-  /// coefficients not one per route entry). Routes up to kMaxGeneralRoute.
-  FlowId add_flow(std::span<const ResourceId> route, const FlowShape& shape);
-  Sharing sharing() const { return general_ ? Sharing::General : Sharing::MaxMin; }
+  FlowId add_flow(std::span<const ResourceId> route) { return new_flow(route); }
+  /// The same; a shape other than the default throws std::logic_error (every flow alike:
+  /// weights, caps, coefficients and classes are GeneralSharingSolver's).
+  FlowId add_flow(std::span<const ResourceId> route, const FlowShape& shape) override;
   /// Removes a flow; takes effect at the next solve().
-  void remove_flow(FlowId f);
+  void remove_flow(FlowId f) override;
   /// Brings every rate up to date after the adds, removes and capacity changes since the
   /// last call.
-  void solve();
+  void solve() override;
   /// Changes resource r's capacity (bytes/s, >= 0 and finite); takes effect at the next
   /// solve(), which then solves in full (capacity changes are rare events: a link that
   /// degrades, fails or comes back). Capacity 0 is a failed link: the flows crossing it
   /// get rate 0 (bottlenecked there at level 0) until it has capacity again.
-  void set_capacity(ResourceId r, double capacity);
+  void set_capacity(ResourceId r, double capacity) override;
 
-  double rate(FlowId f) const;
-  /// The bottleneck of f (Sharing::MaxMin; kNone under General).
+  double rate(FlowId f) const override {
+    const Flow& fl = flows_[f];
+    return fl.bottleneck == kNone ? 0.0 : resources_[fl.bottleneck].level;
+  }
+  /// The bottleneck of f (kNone before it is placed).
   ResourceId bottleneck(FlowId f) const { return flows_[f].bottleneck; }
   /// Level of a bottleneck resource, or 0 when no flow is bottlenecked there.
   double level(ResourceId r) const { return resources_[r].bottlenecked > 0 ? resources_[r].level : 0.0; }
-  double capacity(ResourceId r) const { return resources_[r].capacity; }
+  double capacity(ResourceId r) const override { return resources_[r].capacity; }
   /// Flow f's route; the span is valid until the next add_flow().
-  std::span<const ResourceId> route(FlowId f) const;
+  std::span<const ResourceId> route(FlowId f) const override { return {route_of(f), flows_[f].length}; }
   /// Flows currently crossing r (unordered). Not const: catches up the lone flows' lists.
-  std::span<const FlowId> flows_at(ResourceId r) {
+  std::span<const FlowId> flows_at(ResourceId r) override {
     settle_lone();
     return resources_[r].flows;
   }
-  std::size_t active_flows() const { return active_; }
-  std::size_t resource_count() const { return resources_.size(); }
-  const Stats& stats() const { return stats_; }
+  std::size_t active_flows() const override { return active_; }
+  std::size_t resource_count() const override { return resources_.size(); }
+  const Stats& stats() const override { return stats_; }
 
   /// Whether lone flows skip the flow lists and put their bookkeeping off (default: yes).
   /// Results are the same either way: tests compare the two.
@@ -164,25 +117,7 @@ class MaxMinSolver {
   void full_solve();
 
  private:
-  // ---- general sharing (maxmin_general.cpp)
-  struct GeneralFlow {
-    double weight = 1, cap = std::numeric_limits<double>::infinity(), rate = 0;
-    std::uint32_t priority = 0;
-  };
-  FlowId new_flow(std::span<const ResourceId> route, std::size_t max_length);  // validates, allocates, queues
-  void general_solve();
-  double coefficient(FlowId f, std::size_t i) const { return general_coefficients_[f * kMaxGeneralRoute + i]; }
-  bool general_ = false;
-  std::vector<GeneralFlow> general_flows_;         // per flow id
-  std::vector<double> general_coefficients_;       // kMaxGeneralRoute per flow id
-  struct GeneralScratch {
-    std::vector<double> remaining, usage;          // per resource: capacity left, sum a w of unfrozen flows
-    std::vector<double> rates;                     // per flow: the new rate
-    std::vector<char> frozen;                      // per flow: 0 filling, 1 frozen, 2 reported
-    std::vector<std::uint32_t> unfrozen, queued;   // per resource: unfrozen flows; queue mark
-    std::vector<FlowId> order, placed;             // newly placed flows; placed flows by (class, cap level)
-    std::vector<std::pair<double, ResourceId>> queue;
-  } general_scratch_;
+  FlowId new_flow(std::span<const ResourceId> route);  // validates, allocates, queues
 
   // (resource, count) pairs kept sorted by resource: small in practice.
   using CountMap = std::vector<std::pair<ResourceId, std::uint32_t>>;
@@ -307,15 +242,9 @@ class MaxMinSolver {
   // left its bottleneck empty and crossed no other saturated resource.
   bool needs_propagation_ = false;
   std::vector<bool> in_changed_;
-  // Buffers of full_solve(), kept to avoid allocating on every call while resources and
-  // flows number at most kKeptScratch.
-  static constexpr std::size_t kKeptScratch = 1 << 16;
+  ProgressiveFilling filling_;  // the full solve
+  // Buffers of the incremental path, kept to avoid allocating on every call.
   struct Scratch {
-    std::vector<double> remaining, level;
-    std::vector<std::uint32_t> unfrozen;
-    std::vector<ResourceId> bottleneck;
-    std::vector<char> frozen;
-    RunHeap<std::pair<double, ResourceId>> queue;           // filling order: (share, resource)
     std::vector<std::pair<double, ResourceId>> propagation;  // binary min-heap
     std::vector<std::pair<double, FlowId>> rates;   // try_add: (rate, flow) at a resource
     std::vector<FlowId> switching;                  // try_add: flows a new bottleneck takes over

@@ -55,7 +55,7 @@ struct NetworkModel {
   /// through the flow model (both kinds). 1: no framing, as SimGrid's models.
   double framing = 1.0;
   /// Messages may be sent with priority classes (Transport::SendOptions::priority): the
-  /// solver then serves classes in strict priority (MaxMinSolver, Sharing::General).
+  /// solver then serves classes in strict priority (GeneralSharingSolver).
   bool priorities = false;
   /// Whether the solver needs general sharing (weights, caps, coefficients or classes).
   bool general() const { return kind == Kind::Tcp || priorities; }

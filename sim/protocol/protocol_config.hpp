@@ -1,11 +1,10 @@
-// The protocol section of a scenario, typed: which scheme, and its settings.
+// The protocol section of a scenario, typed: which scheme, its own settings, and the
+// timing keys of the parameter-server machinery that several schemes take.
 #pragma once
 
-#include <cstdint>
+#include <any>
 #include <optional>
 #include <string>
-
-#include "sim/collective/algorithm.hpp"
 
 namespace pssim::protocol {
 
@@ -22,16 +21,17 @@ enum class Schedule {
 };
 
 struct ProtocolConfig {
-  std::string scheme = "sync";      ///< a name of the scheme registry (sim/schemes/registry.hpp)
-  std::int64_t backup_workers = 0;  ///< sync: each round proceeds with the first N - b gradients
-  std::int64_t staleness = 0;       ///< ssp: bound s
-  collective::AlgorithmKind algorithm = collective::AlgorithmKind::Ring;  ///< allreduce, hybrid
-  std::optional<double> chunk_bytes;  ///< allreduce, hybrid: none = whole messages
-  std::int64_t local_steps = 0;       ///< local-sgd: optimizer steps a worker takes before it pushes (0: others)
-  Overlap overlap = Overlap::None;             ///< sync, async, ssp (none or backward), allreduce
-  Schedule schedule = Schedule::Fifo;          ///< sync, async, ssp
-  std::optional<double> partition_bytes;       ///< sync, async, ssp: largest piece of a tensor; none: whole
-  std::optional<double> bucket_bytes;          ///< allreduce with overlap: gradient bucket size; none: 25 MiB
+  std::string scheme;  ///< protocol.mode: a name of the scheme registry (sim/schemes/registry.hpp)
+  /// The scheme's own settings, of a type its file defines (sim/schemes/<name>.cpp), stored
+  /// by its entry's read function; empty for a scheme without any. Read them with
+  /// schemes::settings_as<T>().
+  std::any settings;
+  // Timing of the machinery the schemes share; each key is read by the schemes whose
+  // entries list it (the defaults send whole messages after the whole computation).
+  Overlap overlap = Overlap::None;        ///< messages relative to the computation
+  Schedule schedule = Schedule::Fifo;     ///< how pieces share the links
+  std::optional<double> partition_bytes;  ///< largest piece of a tensor; none: whole
+  std::optional<double> bucket_bytes;     ///< an overlapped all-reduce's gradient buckets; none: 25 MiB
 };
 
 }  // namespace pssim::protocol

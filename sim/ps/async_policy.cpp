@@ -25,7 +25,7 @@ std::int64_t AsyncPolicy::apply(Shard& s, protocol::UpdateRecord& u) {
   record_staleness(tau);
   if (a.gradient) {
     note_loss(a.gradient);
-    store()->apply_one(s.index, a.gradient, tau, a.computed_on);
+    store()->apply_one(s.index, static_cast<std::size_t>(a.worker), a.gradient, tau, a.computed_on);
     u.train_loss = a.gradient->loss;
     samples = a.gradient->samples;
   }

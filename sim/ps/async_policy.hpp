@@ -17,7 +17,7 @@ class AsyncPolicy final : public SchemePolicy {
   // to a push is (the shard applied the push first), and a second slice of one part
   // (a restored shard's broadcast and its answer to a lost push) counts once.
   bool counts(const Worker& w, std::size_t part, std::int64_t before, std::int64_t version) const override {
-    return before <= w.used[part] && version > w.used[part];
+    return before <= w.parts.used[part] && version > w.parts.used[part];
   }
   std::int64_t ready_after_start(const Worker&) const override { return 0; }
   void on_push(Shard& s, const Message& m) override;

@@ -86,7 +86,7 @@ void SyncPolicy::attached(std::size_t shards, std::size_t workers) {
 
 // Newer than what the last computation used.
 bool SyncPolicy::counts(const Worker& w, std::size_t part, std::int64_t before, std::int64_t version) const {
-  return before <= w.used[part] && version > w.used[part];
+  return before <= w.parts.used[part] && version > w.parts.used[part];
 }
 
 std::int64_t SyncPolicy::needed() const { return std::max<std::int64_t>(1, members() - backup_workers_); }
@@ -119,7 +119,7 @@ bool SspPolicy::counts(const Worker& w, std::size_t, std::int64_t before, std::i
 
 std::int64_t SspPolicy::ready_after_start(const Worker& w) const {
   const std::int64_t t = threshold(w);
-  return std::count_if(w.held.begin(), w.held.end(), [&](std::int64_t v) { return v >= t; });
+  return std::count_if(w.parts.held.begin(), w.parts.held.end(), [&](std::int64_t v) { return v >= t; });
 }
 
 void SspPolicy::on_push(Shard& s, const Message& m) {

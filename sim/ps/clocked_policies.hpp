@@ -83,7 +83,7 @@ class SspPolicy final : public ClockedPolicy {
 
  private:
   /// Clock c needs every part at version >= c - s, and some slice at all (version 0).
-  std::int64_t threshold(const Worker& w) const { return std::max<std::int64_t>(0, w.iteration - staleness_); }
+  std::int64_t threshold(const Worker& w) const { return std::max<std::int64_t>(0, w.compute.iteration - staleness_); }
   std::int64_t staleness_;
 };
 

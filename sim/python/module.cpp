@@ -39,6 +39,7 @@
 #include "sim/scenario/load_scenario.hpp"
 #include "sim/scenario/scenario_error.hpp"
 #include "sim/scenario/scenario_schema.hpp"
+#include "sim/schemes/registry.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 
@@ -283,4 +284,6 @@ PYBIND11_MODULE(_pssim, m) {
         "Runs the pssim command line on args (without the program name); returns the exit status.");
   m.def("schema", [] { return pssim::scenario::scenario_reference_markdown(); },
         "The scenario reference (Markdown), as `pssim schema` prints it.");
+  m.def("schemes", [] { return pssim::schemes::schemes_json(); },
+        "The training schemes (JSON), as `pssim schema --schemes` prints them.");
 }

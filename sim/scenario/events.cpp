@@ -70,22 +70,17 @@ void check_event(const EventSpec& e, const EventFacts& f) {
     if (j < 0 || j >= f.servers)
       fail(e.where, fmt::format("{} of '{}': no such server{}", kind, e.target,
                                 name_hint(e.target, "server-", f.servers, "servers")));
-    if (f.scheme == "ssp")
-      fail(e.where, fmt::format("{} with protocol ssp is not modelled: a restored shard's clock would fall behind "
-                                "the workers' clocks; use sync or async",
-                                kind));
+    if (!f.no_server_crashes.empty())
+      fail(e.where, fmt::format("{} with protocol {} is not modelled: {}; use {}", kind, f.scheme,
+                                f.no_server_crashes, f.server_crash_schemes));
     if (f.pull_compression)
       fail(e.where, fmt::format("{} with compression.pull is not modelled: a restored shard would not know the "
                                 "workers' copies its deltas are taken against",
                                 kind));
   }
-  if ((e.kind == Kind::WorkerCrash || e.kind == Kind::WorkerRecover) && f.scheme == "hybrid")
-    fail(e.where, fmt::format("{} with protocol hybrid is not modelled: use allreduce, sync, async or ssp", kind));
-  if (is_server_event(e.kind) && f.scheme == "hybrid")
-    fail(e.where, fmt::format("{} with protocol hybrid is not modelled: a restored shard would take the embedding "
-                              "rows back to its checkpoint while the all-reduced part goes on, one model at two "
-                              "versions; use sync, async or ssp",
-                              kind));
+  if ((e.kind == Kind::WorkerCrash || e.kind == Kind::WorkerRecover) && !f.no_worker_crashes.empty())
+    fail(e.where, fmt::format("{} with protocol {} is not modelled: {}; use {}", kind, f.scheme,
+                              f.no_worker_crashes, f.worker_crash_schemes));
   if ((e.kind == Kind::WorkerRecover || (e.kind == Kind::WorkerCrash && e.recover_after)) && f.pull_compression)
     fail(e.where, "a worker that recovers with compression.pull is not modelled: it lost the copy the shards' "
                   "deltas are taken against");

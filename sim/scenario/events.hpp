@@ -20,7 +20,10 @@ struct EventFacts {
   std::int64_t servers = 0;          ///< server hosts (0: none, or colocated on the workers)
   std::string scheme;                ///< protocol.mode
   bool has_servers = true;           ///< the scheme keeps parameters on servers
-  bool has_rounds_barrier = true;    ///< sync-like
+  /// Why the scheme cannot take server (worker) crashes and recoveries (empty: it can), and
+  /// the schemes that can, for the error (from the scheme registry's capabilities).
+  std::string no_server_crashes, server_crash_schemes;
+  std::string no_worker_crashes, worker_crash_schemes;
   bool pull_compression = false;
   std::vector<std::string> switches;  ///< the topology's nodes that are not hosts, by name
   std::vector<std::string> hosts;     ///< hosts named in the scenario (explicit topologies)

@@ -1,5 +1,8 @@
 #include "sim/scenario/scenario_schema.hpp"
 
+#include <functional>
+#include <string>
+
 #include "models/compress/compressor.hpp"
 #include "sim/scenario/schema_markdown.hpp"
 #include "sim/schemes/registry.hpp"
@@ -8,6 +11,20 @@ namespace pssim::scenario {
 namespace {
 
 using VT = ValueType;
+using schemes::Layout;
+using schemes::Scheme;
+
+// Prose that names schemes takes the names from the registry (by capability), so that it
+// stays true when a scheme is added.
+std::string names(const std::function<bool(const Scheme&)>& has, const char* last = "and") {
+  return schemes::names_where(has, last);
+}
+std::string with_rounds(bool rounds) {
+  return names([rounds](const Scheme& x) { return x.capabilities.has_rounds == rounds; });
+}
+std::string on(Layout layout) {
+  return names([layout](const Scheme& x) { return x.layout == layout; });
+}
 
 // Limits that keep a typo from asking for absurd resources; far above real clusters.
 constexpr double kMaxWorkers = 10'000'000;
@@ -210,8 +227,8 @@ SchemaPtr training_schema() {
        section("stop",
                map_of({omittable("sim_time", scalar_above(VT::Duration, 0), "Stop when simulated time reaches this."),
                        omittable("updates", scalar(VT::Count, 1, 1e12),
-                                 "Stop when every shard has applied this many updates (sync and SSP: rounds; "
-                                 "async: gradients)."),
+                                 "Stop when every shard has applied this many updates (" + with_rounds(true) +
+                                     ": rounds; " + with_rounds(false) + ": one per message applied)."),
                        omittable("epochs", scalar_above(VT::Real, 0, 1e6),
                                  "Stop when the gradients applied have covered the training data this many "
                                  "times (real data).")}),
@@ -240,7 +257,8 @@ SchemaPtr training_schema() {
                  "Report time_to_target_s: the simulated time of the first evaluation at this test accuracy."),
        optional("stop_at_target", scalar(VT::Bool), "false", "End the run when target_accuracy is reached."),
        optional("staleness_lr", enumeration({"none", "inverse", "inverse-plus-one"}), "none",
-                "Staleness-aware learning rate for async and SSP (Zhang et al. 2016): a gradient of staleness "
+                "Staleness-aware learning rate for " + names([](const Scheme& x) { return x.capabilities.stale_gradients; }) +
+                    " (Zhang et al. 2016): a gradient of staleness "
                 "tau is applied with lr / tau (`inverse`, tau >= 1) or lr / (1 + c tau) (`inverse-plus-one`, c = "
                 "staleness_lr_coefficient)."),
        omittable("staleness_lr_coefficient", scalar(VT::Real, 0, 1e6),
@@ -256,16 +274,18 @@ SchemaPtr training_schema() {
                  "Gradient clipping by global norm (torch.nn.utils.clip_grad_norm_): each worker scales its "
                  "gradient down to this L2 norm when it is larger, before compressing and pushing it. The norm is "
                  "that of the whole model's gradient, taken before the gradient is cut into shard slices (and "
-                 "all-reduced parts), so sharding does not change what is clipped; local SGD clips every local "
-                 "step. `pssim train` clips every step. Absent: no clipping."),
+                 "all-reduced parts), so sharding does not change what is clipped; a worker that takes several "
+                 "steps per computation clips each. `pssim train` clips every step. Absent: no clipping."),
        omittable("lr_schedule", lr_schedule_schema(),
                  "Learning-rate schedule, a factor on the rate that composes with linear scaling and its warm-up "
                  "and with the optimizer's warm-up (all multiply). Steps count a part's updates at the servers "
-                 "(sync, SSP, all-reduce: rounds; async: gradients applied), a worker's local steps in local SGD, "
-                 "optimizer steps in `pssim train`. Absent: a constant rate."),
+                 "(rounds in the schemes with rounds, else one per message applied), a worker's own steps where "
+                 "workers take optimizer steps of their own, optimizer steps in `pssim train`. Absent: a constant "
+                 "rate."),
        omittable("delay_compensation", scalar(VT::Real, 0, 100),
-                 "DC-ASGD (Zheng et al. 2017), async only: lambda of the compensation g + lambda g*g*(w_now - "
-                 "w_then) applied to stale gradients.")});
+                 "DC-ASGD (Zheng et al. 2017), " +
+                     names([](const Scheme& x) { return x.capabilities.applies_each_gradient; }) +
+                     " only: lambda of the compensation g + lambda g*g*(w_now - w_then) applied to stale gradients.")});
 }
 
 SchemaPtr speed_schema() {
@@ -325,14 +345,15 @@ SchemaPtr workers_schema() {
                  "simulated durations, speed changes and codec time included; equal shares until every worker has "
                  "`window` of them), clamped to [min, max] x batch_size and rounded to whole samples by largest "
                  "remainder, so the batches of an allocation sum to workers x batch_size. An allocation is made "
-                 "when the first worker starts an iteration and holds for that iteration (sync: one per round). "
-                 "Compute time follows the batch (FLOPs per sample x b_w). Sync, SSP and all-reduce average a "
-                 "round's (clock's) gradients weighted by b_w / sum b, so the update is the gradient of the union "
-                 "batch; async applies each worker's gradient (the mean over its own batch) as usual. A crashed "
+                 "when the first worker starts an iteration and holds for that iteration (with rounds: one per "
+                 "round). Compute time follows the batch (FLOPs per sample x b_w). The schemes with rounds average "
+                 "a round's (clock's) gradients weighted by b_w / sum b, so the update is the gradient of the union "
+                 "batch; the others apply each worker's gradient (the mean over its own batch) as usual. A crashed "
                  "worker keeps its share (its samples are missing from the rounds it misses); a computation cancelled "
                  "or abandoned (`abandon_stale`) is not measured, so a worker that never finishes one keeps every "
-                 "batch at equal shares. Not with local SGD, "
-                 "sparse embedding rows or protocol.overlap. Absent: fixed."),
+                 "batch at equal shares. Not with " +
+                     names([](const Scheme& x) { return !x.capabilities.no_adaptive_batches.empty(); }, "or") +
+                     ", sparse embedding rows or protocol.overlap. Absent: fixed."),
        omittable("adaptive_batch",
                  map_of({optional("window", scalar(VT::Count, 1, 1000000), "10",
                                   "Finished computations per worker its throughput is measured over."),
@@ -362,10 +383,12 @@ SchemaPtr servers_schema() {
                  "time per shard). Absent: applying is instantaneous."),
        optional("sparse_embeddings", scalar(VT::Bool), "false",
                  "Embedding rows travel sparse: a worker pulls only the rows of the embedding table its next batch "
-                "reads and pushes only their gradients (row ids + values; lstm-lm with model.math true; sync and "
-                 "async). The math is unchanged (a worker computes with the rows it reads); only the bytes, and so "
-                 "the timing, change: sync training gives the same parameters as with dense messages. Always "
-                 "on with `protocol.mode: hybrid`."),
+                 "reads and pushes only their gradients (row ids + values; lstm-lm with model.math true; " +
+                     names([](const Scheme& x) { return x.capabilities.sparse_pulls && x.layout == Layout::ServerShards; }) +
+                     "). The math is unchanged (a worker computes with the rows it reads); only the bytes, and so "
+                     "the timing, change: sync training gives the same parameters as with dense messages. Always "
+                     "on with `protocol.mode: " +
+                     names([](const Scheme& x) { return x.layout == Layout::Hybrid; }, "or") + "`."),
        omittable("checkpoint",
                  map_of({required("every", scalar(VT::Duration, 1e-3, 1e9),
                                    "Each shard writes a checkpoint of its slice this often."),
@@ -399,8 +422,8 @@ SchemaPtr event_schema() {
       "kind", "What happens.", std::nullopt,
       {{"worker_crash",
         "A worker's host fails: its computation and its messages in flight are cancelled (never delivered late). "
-        "Async goes on without it; sync and SSP barriers stop counting it after protocol.failure_timeout; "
-        "all-reduce stalls until then and rebuilds its ring without it.",
+        "A scheme without rounds goes on without it; barriers stop counting it after protocol.failure_timeout; "
+        "an all-reduce stalls until then and rebuilds its ring without it.",
         {target("`worker-<i>`."), recover()}},
        {"worker_recover",
         "A worker's host comes back: it pulls the current parameters and goes on. All-reduce rebuilds its ring "
@@ -627,7 +650,8 @@ SchemaPtr build() {
       section("cluster", cluster_schema(), "Workers and servers."),
       section("network", network_schema(), "Topology, links and NICs."),
       section("protocol", schemes::protocol_schema(),
-              "The training scheme: parameter servers (sync, async, ssp), all-reduce, or both (hybrid)."),
+              "The training scheme: parameter servers (" + on(Layout::ServerShards) + "), all-reduce (" +
+                  on(Layout::AllReduced) + "), or both (" + on(Layout::Hybrid) + ")."),
       section("compression", compression_schema(),
               "Message compression per direction. Message sizes are those of the real encodings "
               "(values, indices, scales, headers); with model.math the receiver decodes the real bytes."),

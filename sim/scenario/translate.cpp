@@ -170,18 +170,6 @@ StopConfig read_stop(const ConfigNode& node, const ConfigNode& root, const DataC
   return s;
 }
 
-// "async and ssp": the schemes with a property, for messages.
-template <typename Predicate>
-std::string scheme_names(Predicate has) {
-  std::vector<std::string> names;
-  for (const auto& x : schemes::all())
-    if (has(x)) names.push_back(x.name);
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
-  return out;
-}
-
 models::LrScheduleSpec read_schedule(const ConfigNode& node, const TrainingConfig& t, const ConfigNode& eval) {
   models::LrScheduleSpec s;
   s.kind = models::parse_lr_schedule_kind(as_text(node.at("kind")));
@@ -245,10 +233,11 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
   const std::string& mode = as_text(protocol.at("mode"));
   const schemes::Scheme& scheme = schemes::find(mode);
   const std::string& staleness = as_text(node.at("staleness_lr"));
-  if (staleness != "none" && !scheme.stale_gradients)
-    fail(node.at("staleness_lr"), fmt::format("training.staleness_lr applies to {}: {} gradients are never stale",
-                                              scheme_names([](const schemes::Scheme& x) { return x.stale_gradients; }),
-                                              mode));
+  if (staleness != "none" && !scheme.capabilities.stale_gradients)
+    fail(node.at("staleness_lr"),
+         fmt::format("training.staleness_lr applies to {}: {} gradients are never stale",
+                     schemes::names_where([](const schemes::Scheme& x) { return x.capabilities.stale_gradients; }),
+                     mode));
   t.lr.staleness = staleness == "inverse"            ? LearningRateRules::Staleness::Inverse
                    : staleness == "inverse-plus-one" ? LearningRateRules::Staleness::InversePlusOne
                                                      : LearningRateRules::Staleness::None;
@@ -262,9 +251,10 @@ TrainingConfig read_training(const ConfigNode& node, const ConfigNode& root, con
   t.lr.base_batch = as_count(scaling.at("base_batch"));
   t.lr.warmup_updates = as_count(scaling.at("warmup_updates"));
   if (const ConfigNode* dc = node.find("delay_compensation")) {
-    if (!scheme.applies_each_gradient)
+    if (!scheme.capabilities.applies_each_gradient)
       fail(*dc, fmt::format("training.delay_compensation (DC-ASGD) applies to {} only",
-                            scheme_names([](const schemes::Scheme& x) { return x.applies_each_gradient; })));
+                            schemes::names_where(
+                                [](const schemes::Scheme& x) { return x.capabilities.applies_each_gradient; })));
     t.lr.delay_compensation = as_real(*dc);
   }
   if (const ConfigNode* clip = node.find("clip_norm")) {
@@ -377,8 +367,9 @@ DynamicsConfig read_dynamics(const ConfigNode& root, const Scenario& s) {
   if (const ConfigNode* t = protocol.find("failure_timeout")) d.failure_timeout = as_duration(*t);
   if (const ConfigNode* a = protocol.find("abandon_stale")) {
     d.abandon_stale = as_bool(*a);
-    if (d.abandon_stale && s.protocol.scheme != "sync")
-      fail(*a, fmt::format("protocol.abandon_stale is for sync (a round that closed without a straggler), not {}",
+    if (d.abandon_stale && !schemes::find(s.protocol.scheme).capabilities.abandons_stale)
+      fail(*a, fmt::format("protocol.abandon_stale is for {} (a round that closed without a straggler), not {}",
+                           schemes::names_where([](const schemes::Scheme& x) { return x.capabilities.abandons_stale; }),
                            s.protocol.scheme));
     if (d.abandon_stale) not_with(*a, "protocol.abandon_stale");
   }
@@ -390,6 +381,15 @@ DynamicsConfig read_dynamics(const ConfigNode& root, const Scenario& s) {
   f.workers = s.cluster.workers.count;
   f.scheme = s.protocol.scheme;
   f.has_servers = scheme.layout != schemes::Layout::AllReduced;
+  f.no_server_crashes = scheme.capabilities.no_server_crashes;
+  f.server_crash_schemes = schemes::names_where(
+      [](const schemes::Scheme& x) {
+        return x.layout != schemes::Layout::AllReduced && x.capabilities.no_server_crashes.empty();
+      },
+      "or");
+  f.no_worker_crashes = scheme.capabilities.no_worker_crashes;
+  f.worker_crash_schemes =
+      schemes::names_where([](const schemes::Scheme& x) { return x.capabilities.no_worker_crashes.empty(); }, "or");
   const bool colocated = s.cluster.servers.placement == ServersConfig::Placement::Colocated;
   f.servers = f.has_servers && !colocated ? s.cluster.servers.count : 0;
   f.pull_compression = s.compression.pull.spec.kind != models::CompressorKind::none;
@@ -603,7 +603,7 @@ ProtocolConfig read_protocol(const ConfigNode& node, const ConfigNode& root, con
     if (!facts.language_model || !facts.math)
       fail(sparse, "cluster.servers.sparse_embeddings sends the embedding rows each batch reads: it needs model.kind "
                    "lstm-lm with model.math true");
-    if (!scheme.sparse_pulls)
+    if (!scheme.capabilities.sparse_pulls)
       fail(sparse, fmt::format("cluster.servers.sparse_embeddings with protocol {}: a worker pulls the rows of its "
                                "next batch, and {} workers may compute on parameters pulled for an earlier one",
                                p.scheme, p.scheme));
@@ -704,10 +704,9 @@ Scenario translate(ConfigNode& resolved) {
   s.dynamics = read_dynamics(resolved, s);
   if (s.cluster.workers.adaptive_batch) {
     const ConfigNode& batch = workers.at("batch");
-    if (schemes::find(s.protocol.scheme).pushes_change)
-      fail(batch, fmt::format("cluster.workers.batch: adaptive with protocol {}: local steps read several batches "
-                              "per computation; use batch: fixed",
-                              s.protocol.scheme));
+    if (const auto why = schemes::find(s.protocol.scheme).capabilities.no_adaptive_batches; !why.empty())
+      fail(batch, fmt::format("cluster.workers.batch: adaptive with protocol {}: {}; use batch: fixed",
+                              s.protocol.scheme, why));
     if (s.cluster.servers.sparse_embeddings || schemes::find(s.protocol.scheme).layout == schemes::Layout::Hybrid)
       fail(batch, "cluster.workers.batch: adaptive and sparse embedding rows do not combine (a worker's rows are "
                   "pulled for a batch drawn before its size is known)");

@@ -5,13 +5,14 @@
 
 #include "models/compress/sparse_rows.hpp"
 #include "models/core/seed.hpp"
-#include "models/optim/clip_norm.hpp"
 
 namespace pssim::training {
 
 ModelGradients::ModelGradients(const models::Network& network, const models::TrainingData& data,
-                               std::vector<Part> parts, const ModelGradientsConfig& config, parallel::JobPool& pool)
-    : network_(network), data_(data), config_(config), pool_(pool), parts_(std::move(parts)) {
+                               std::vector<Part> parts, const ModelGradientsConfig& config,
+                               std::unique_ptr<WorkerRule> rule, parallel::JobPool& pool)
+    : network_(network), data_(data), config_(config), rule_(std::move(rule)), pool_(pool), parts_(std::move(parts)) {
+  if (!rule_) throw std::invalid_argument("a gradient source needs a worker rule");
   const auto n = static_cast<std::int64_t>(network.num_params());
   std::int64_t covered = 0;
   for (const auto& p : parts_)
@@ -47,11 +48,8 @@ ModelGradients::ModelGradients(const models::Network& network, const models::Tra
       push_seeds_.push_back(models::derive_seed(config.seed, "push", static_cast<std::uint64_t>(w)));
     }
   }
-  if (config.local.steps > 0) {
-    if (config.sparse_embedding) throw std::invalid_argument("local SGD reads several batches: no sparse embedding rows");
-    local_rate_.emplace(config.local.optimizer.lr, config.local.lr);
-    local_opt_.resize(static_cast<std::size_t>(config.workers));
-  }
+  if (rule_->batches_per_computation() > 1 && config.sparse_embedding)
+    throw std::invalid_argument("a computation of several batches has no one set of embedding rows to pull");
   if (const auto& table = config.sparse_embedding) {
     if (config.push.enabled()) throw std::invalid_argument("sparse embedding rows and push compression do not combine");
     const std::int64_t lo = table->offset, hi = table->offset + table->rows * table->width;
@@ -120,23 +118,24 @@ ModelGradients::NextBatch& ModelGradients::next_batch(std::size_t worker) {
 }
 
 void ModelGradients::set_batch(std::size_t worker, std::int64_t samples) {
-  if (config_.sparse_embedding || config_.local.steps > 0)
-    throw std::logic_error("adaptive batches combine with neither sparse embedding rows nor local SGD");
+  if (config_.sparse_embedding || rule_->batches_per_computation() > 1)
+    throw std::logic_error("adaptive batches combine with neither sparse embedding rows nor several batches per "
+                           "computation");
   if (samples < 1) throw std::invalid_argument("a batch needs at least one sample");
   batch_.at(worker) = samples;
 }
 
 std::uint64_t ModelGradients::start(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) {
   Work work;
-  const std::int64_t steps = std::max<std::int64_t>(config_.local.steps, 1);
+  const std::int64_t steps = rule_->batches_per_computation();
   for (std::int64_t k = 0; k < steps; ++k) {
     work.batches.push_back(std::move(next_batch(worker).items));
     next_[worker].reset();
-    // One computation, one step: the seed of its iteration; local SGD: of its local step.
-    const std::int64_t step = config_.local.steps > 0 ? iteration * steps + k : iteration;
+    // The seed of the worker's step (of its iteration, with one batch per computation).
+    const std::int64_t step = iteration * steps + k;
     work.dropout.push_back(
         models::derive_seed(dropout_seeds_[worker], "iteration", static_cast<std::uint64_t>(step)));
-    if (local_rate_) work.lr.push_back(local_rate_->at(step));  // now, in simulation order
+    work.lr.push_back(rule_->step_rate(step));  // now, in simulation order
   }
   auto result = std::make_shared<std::vector<GradientRef>>();
   auto job = [this, worker, iteration, held, work = std::move(work), result](unsigned thread) {
@@ -147,24 +146,8 @@ std::uint64_t ModelGradients::start(std::size_t worker, std::int64_t iteration, 
   return id;
 }
 
-// Runs on the job pool. The gradient of the whole vector, cut into the parts (each
+// Runs on the job pool. What the rule makes of the held slices, cut into the parts (each
 // compressed, with push compression, into what its holder will decode).
-double ModelGradients::local_steps(std::size_t worker, std::span<const float> params, const Work& work,
-                                   ThreadState& t, std::vector<float>& full) {
-  auto& opt = local_opt_[worker];
-  if (!opt) opt.emplace(config_.local.optimizer, 0, params.size());  // this worker's jobs run one at a time
-  t.local.assign(params.begin(), params.end());
-  double loss_sum = 0;
-  for (std::size_t k = 0; k < work.batches.size(); ++k) {
-    data_.fill_batch(work.batches[k], t.batch);
-    loss_sum += network_.loss_and_gradient(t.local, t.batch.view(), full, *t.workspace, work.dropout[k]);
-    if (config_.clip_norm) models::clip_global_norm(full, *config_.clip_norm);
-    opt->step(t.local, full, work.lr[k]);
-  }
-  for (std::size_t i = 0; i < full.size(); ++i) full[i] = t.local[i] - params[i];  // the change
-  return loss_sum / static_cast<double>(work.batches.size());
-}
-
 void ModelGradients::compute_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held,
                                       const Work& work, unsigned thread, std::vector<GradientRef>& parts) {
   ThreadState& t = threads_[thread];
@@ -175,17 +158,9 @@ void ModelGradients::compute_gradient(std::size_t worker, std::int64_t iteration
   const bool whole = parts_.size() == 1 && parts_[0].ranges.size() == 1;
   std::vector<float>& full = whole ? out[0]->values : t.gradient;
   full.resize(network_.num_params());
-  double loss = 0;
-  std::int64_t samples = 0;
-  if (config_.local.steps > 0) {
-    loss = local_steps(worker, params, work, t, full);
-    samples = t.batch.size * static_cast<std::int64_t>(work.batches.size());
-  } else {
-    data_.fill_batch(work.batches[0], t.batch);
-    loss = network_.loss_and_gradient(params, t.batch.view(), full, *t.workspace, work.dropout[0]);
-    if (config_.clip_norm) models::clip_global_norm(full, *config_.clip_norm);
-    samples = t.batch.size;
-  }
+  StepTools tools{network_, data_, *t.workspace, t.batch, t.local, config_.clip_norm};
+  const double loss = rule_->run(worker, params, work, tools, full);
+  const std::int64_t samples = t.batch.size * static_cast<std::int64_t>(work.batches.size());
   const std::uint64_t seed =
       push_.empty() ? 0 : models::derive_seed(push_seeds_[worker], "iteration", static_cast<std::uint64_t>(iteration));
   if (config_.sparse_embedding) read_rows(t.batch, t.rows);

@@ -22,12 +22,13 @@
 // (models/optim/clip_norm.hpp) before cutting it into parts, so sharding never changes
 // what is clipped.
 //
-// Local SGD (local.steps = H > 0): a computation takes H optimizer steps on H consecutive
-// batches of the worker's own data, starting from the parameters it holds, with its own
-// optimizer (training.optimizer's rule; its state, e.g. momentum, persists across rounds)
-// at the rates LearningRate gives for its local steps t = iteration x H + k, captured when
-// the computation starts. What it hands back per part is the change of its parameters
-// (w_H - w_0); loss: the mean of the H losses; samples: H x batch.
+// What a computation makes of the held slices is the scheme's worker rule
+// (worker_rule.hpp): the gradient of a batch, H local steps and their change (local SGD),
+// or a scheme's own. A computation reads batches_per_computation() consecutive batches of
+// the worker's data; step k of computation i has the dropout seed and (a rule with steps of
+// its own) the rate of the worker's step t = i x batches + k, both taken when the
+// computation starts, in simulation order. What the rule hands back is cut into the parts
+// like a gradient; loss: the mean over its batches; samples: batches x batch.
 //
 // Adaptive batches (set_batch): a worker's next batch takes that many items from its
 // sampler (same item order, different cuts); the gradient is the mean over its batch and
@@ -49,11 +50,10 @@
 #include "models/nets/network.hpp"
 #include "sim/parallel/job_pool.hpp"
 #include "sim/training/buffer_pool.hpp"
-#include "models/optim/optimizer.hpp"
 #include "sim/training/compression.hpp"
 #include "sim/training/gradient_source.hpp"
-#include "sim/training/learning_rate.hpp"
 #include "sim/training/parts.hpp"
+#include "sim/training/worker_rule.hpp"
 
 namespace pssim::training {
 
@@ -72,25 +72,21 @@ struct ModelGradientsConfig {
   DirectionCompression push;                      ///< kind none: pushes uncompressed
   std::optional<EmbeddingTable> sparse_embedding;  ///< send only the rows a batch reads
   std::optional<double> clip_norm;                ///< clip each gradient to this global L2 norm
-  struct Local {
-    std::int64_t steps = 0;          ///< H local steps per computation; 0: plain gradients
-    models::OptimizerSpec optimizer;  ///< the workers' local update rule
-    LearningRatePolicy lr;            ///< rates of the local steps
-  } local;
 };
 
 class ModelGradients : public GradientSource {
  public:
-  /// `network`, `data` and `pool` must outlive this object.
+  /// `network`, `data` and `pool` must outlive this object; `rule` says what a computation
+  /// makes of the held parameters.
   ModelGradients(const models::Network& network, const models::TrainingData& data, std::vector<Part> parts,
-                 const ModelGradientsConfig& config, parallel::JobPool& pool);
+                 const ModelGradientsConfig& config, std::unique_ptr<WorkerRule> rule, parallel::JobPool& pool);
   ~ModelGradients() override;
 
   std::uint64_t start(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held) override;
   std::vector<GradientRef> get(std::uint64_t ticket) override;
   void cancel(std::uint64_t ticket) override;
-  /// Throws std::logic_error with sparse embedding rows or local SGD (their batches are
-  /// drawn ahead of, or several per, computation).
+  /// Throws std::logic_error with sparse embedding rows or a rule that reads several
+  /// batches per computation (their batches are drawn ahead of, or several per, computation).
   void set_batch(std::size_t worker, std::int64_t samples) override;
   std::optional<double> pull_bytes(std::size_t worker, std::size_t part) override;
 
@@ -101,10 +97,8 @@ class ModelGradients : public GradientSource {
   std::vector<float> assemble(const std::vector<SliceRef>& slices) const;
 
   std::int64_t train_items() const { return data_.num_train_items(); }
-  /// An evaluation's held-out loss, for a plateau schedule of local steps.
-  void observe_evaluation(double test_loss) {
-    if (local_rate_) local_rate_->observe(test_loss);
-  }
+  /// An evaluation's held-out loss, for a plateau schedule of the rule's steps.
+  void observe_evaluation(double test_loss) { rule_->observe_evaluation(test_loss); }
 
  private:
   struct ThreadState {
@@ -113,14 +107,7 @@ class ModelGradients : public GradientSource {
     models::Batch batch;
     std::vector<float> gradient;  // [parameters], when parts need their values cut out of it
     std::vector<std::int32_t> rows;  // sparse embedding: the distinct rows of a batch
-    std::vector<float> local;        // local SGD: the worker's parameters during its steps
-  };
-  /// What a computation works on: one batch, or H for local SGD, with their dropout seeds
-  /// and (local SGD) learning rates.
-  struct Work {
-    std::vector<std::vector<std::int64_t>> batches;
-    std::vector<std::uint64_t> dropout;
-    std::vector<double> lr;
+    std::vector<float> local;        // rules with steps: the worker's parameters during them
   };
   struct Pending {
     std::shared_ptr<parallel::JobPool::Ticket> ticket;
@@ -143,15 +130,13 @@ class ModelGradients : public GradientSource {
   NextBatch& next_batch(std::size_t worker);
   void compute_gradient(std::size_t worker, std::int64_t iteration, const std::vector<SliceRef>& held,
                         const Work& work, unsigned thread, std::vector<GradientRef>& parts);
-  /// Local SGD: H steps from `params` into t.local, the change into `full`; the mean loss.
-  double local_steps(std::size_t worker, std::span<const float> params, const Work& work, ThreadState& t,
-                     std::vector<float>& full);
   void read_rows(const models::Batch& batch, std::vector<std::int32_t>& rows) const;
   double sparse_bytes(std::size_t part, std::span<const std::int32_t> rows) const;
 
   const models::Network& network_;
   const models::TrainingData& data_;
   ModelGradientsConfig config_;
+  std::unique_ptr<WorkerRule> rule_;
   parallel::JobPool& pool_;
   std::vector<Part> parts_;
   std::vector<std::unique_ptr<BufferPool<GradientData>>> buffers_;  // per part: values [part length]
@@ -162,8 +147,6 @@ class ModelGradients : public GradientSource {
   std::vector<PushCompressor> push_;        // per worker (push compression only)
   std::vector<std::uint64_t> push_seeds_;   // per worker
   std::vector<PartRows> part_rows_;         // per part (sparse embedding only)
-  std::optional<LearningRate> local_rate_;  // local SGD only
-  std::vector<std::optional<models::SliceOptimizer>> local_opt_;  // per worker (local SGD), made on first use
   std::vector<ThreadState> threads_;
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::vector<std::shared_ptr<parallel::JobPool::Ticket>> cancelled_;  // run out before destruction

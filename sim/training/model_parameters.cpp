@@ -10,8 +10,10 @@
 namespace pssim::training {
 
 ModelParameters::ModelParameters(const std::vector<float>& initial, std::vector<Part> parts,
-                                 const ModelParametersConfig& config, parallel::JobPool& pool)
-    : config_(config), rate_(config.optimizer.lr, config.lr), pool_(pool) {
+                                 const ModelParametersConfig& config, std::unique_ptr<ServerRule> rule,
+                                 parallel::JobPool& pool)
+    : config_(config), rule_(std::move(rule)), rate_(config.optimizer.lr, config.lr), pool_(pool) {
+  if (!rule_) throw std::invalid_argument("a parameter store needs a server rule");
   const auto n = static_cast<std::int64_t>(initial.size());
   std::int64_t covered = 0;
   for (const auto& part : parts) {
@@ -19,10 +21,10 @@ ModelParameters::ModelParameters(const std::vector<float>& initial, std::vector<
     p.ranges = part.ranges;
     for (const auto& r : part.ranges) {
       if (r.begin < 0 || r.end > n || r.begin >= r.end) throw std::invalid_argument("part range outside the parameters");
-      p.optimizers.emplace_back(config.optimizer, static_cast<std::size_t>(r.begin), static_cast<std::size_t>(r.size()));
       p.length += static_cast<std::size_t>(r.size());
       covered += r.size();
     }
+    rule_->add_part(part.ranges);
     parts_.push_back(std::move(p));
   }
   if (covered != n) throw std::invalid_argument("the parts do not cover the parameters exactly once");
@@ -55,7 +57,11 @@ std::vector<ParameterStore::PullMessage> ModelParameters::pull_messages(std::siz
                                                                         const std::vector<std::size_t>& workers) {
   const SliceRef& current = current_.at(part);
   std::vector<PullMessage> out(workers.size(), PullMessage{current, std::nullopt});
-  if (pull_.empty()) return out;
+  if (pull_.empty()) {
+    for (std::size_t i = 0; i < workers.size(); ++i)
+      if (SliceRef answer = rule_->take_answer(part, workers[i])) out[i].held = std::move(answer);
+    return out;
+  }
   // Workers' copies are independent: encode them in parallel, seeded by message number.
   const std::uint64_t first = pulls_sent_[part];
   pulls_sent_[part] += workers.size();
@@ -87,25 +93,14 @@ void ModelParameters::restore(std::size_t part, SliceRef slice, std::int64_t upd
   if (!slice || slice->size() != parts_.at(part).length) throw std::invalid_argument("restoring a slice of another part");
   current_[part] = std::move(slice);
   parts_[part].updates = updates;
+  rule_->restored(part);
 }
 
-SliceRef ModelParameters::apply(std::size_t part, std::vector<float>& grad, double lr, const SliceRef& computed_on) {
+template <typename Write>
+SliceRef ModelParameters::update(std::size_t part, double lr, Write write) {
   PartState& p = parts_[part];
   auto next = new_slice(part);
-  const std::vector<float>& now = *current_[part];
-  std::copy(now.begin(), now.end(), next->begin());
-  if (config_.lr.delay_compensation && computed_on) {
-    // DC-ASGD: g + lambda g * g * (w_now - w_then), element-wise.
-    const auto lambda = static_cast<float>(*config_.lr.delay_compensation);
-    const std::vector<float>& then = *computed_on;
-    for (std::size_t i = 0; i < grad.size(); ++i) grad[i] += lambda * grad[i] * grad[i] * (now[i] - then[i]);
-  }
-  std::size_t at = 0;
-  for (std::size_t k = 0; k < p.ranges.size(); ++k) {
-    const auto len = static_cast<std::size_t>(p.ranges[k].size());
-    p.optimizers[k].step(std::span<float>(next->data() + at, len), std::span<const float>(grad.data() + at, len), lr);
-    at += len;
-  }
+  write(PartUpdate{part, *current_[part], *next, lr});
   ++p.updates;
   current_[part] = std::move(next);
   return current_[part];
@@ -131,7 +126,7 @@ SliceRef ModelParameters::apply_average(std::size_t part, std::int64_t clock, st
       const float* src = c.gradient->values.data();
       for (std::size_t i = 0; i < p.length; ++i) mean[i] += weight * src[i];
     }
-    return apply(part, mean, learning_rate(p, 0), nullptr);
+    return update(part, learning_rate(p, 0), [&](const PartUpdate& u) { rule_->apply_mean(u, mean); });
   }
   for (const auto& c : contributions) {
     // The staleness factor scales each gradient inside the average (SSP).
@@ -144,24 +139,17 @@ SliceRef ModelParameters::apply_average(std::size_t part, std::int64_t clock, st
   }
   const float inverse = 1.0f / static_cast<float>(count);
   for (float& x : mean) x *= inverse;
-  if (config_.add_mean_change) {  // local SGD: the mean change of the workers' parameters
-    auto next = new_slice(part);
-    const std::vector<float>& now = *current_[part];
-    for (std::size_t i = 0; i < p.length; ++i) (*next)[i] = now[i] + mean[i];
-    ++p.updates;
-    current_[part] = std::move(next);
-    return current_[part];
-  }
-  return apply(part, mean, learning_rate(p, 0), nullptr);
+  return update(part, learning_rate(p, 0), [&](const PartUpdate& u) { rule_->apply_mean(u, mean); });
 }
 
-SliceRef ModelParameters::apply_one(std::size_t part, const GradientRef& g, std::int64_t tau,
+SliceRef ModelParameters::apply_one(std::size_t part, std::size_t worker, const GradientRef& g, std::int64_t tau,
                                     const SliceRef& computed_on) {
   PartState& p = parts_.at(part);
-  // A copy: delay compensation modifies the gradient, and the part is shared.
-  std::vector<float>& slice = p.scratch;  // reused: no allocation per update
-  slice.assign(g->values.begin(), g->values.end());
-  return apply(part, slice, learning_rate(p, tau), computed_on);
+  // A copy: the rule may change it (delay compensation), and the contribution is shared.
+  std::vector<float>& value = p.scratch;  // reused: no allocation per update
+  value.assign(g->values.begin(), g->values.end());
+  return update(part, learning_rate(p, tau),
+                [&](const PartUpdate& u) { rule_->apply_one(u, worker, value, computed_on); });
 }
 
 }  // namespace pssim::training

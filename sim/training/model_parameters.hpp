@@ -1,21 +1,21 @@
 // ModelParameters: ParameterStore with real optimizers (models/optim).
 //
-// Each part owns its ranges of the flat parameter vector as one contiguous slice, a
-// SliceOptimizer per range (its state sliced the same way), and per-clock gradient lists.
-// Every update writes a new slice (copy, then update), so a slice handed to workers never
-// changes; slices come from per-part pools (buffer_pool.hpp).
+// Each part owns its ranges of the flat parameter vector as one contiguous slice and
+// per-clock contribution lists. What an update does with the part is the scheme's server
+// rule (server_rule.hpp: training.optimizer on the mean or on one gradient, the mean change
+// added for local SGD, ...); the store collects, averages and rates. Every update writes a
+// new slice, so a slice handed to workers never changes; slices come from per-part pools
+// (buffer_pool.hpp).
 //
 // Learning rate of an update (learning_rate.hpp): optimizer lr x linear scaling x schedule
 // (of the part's update count) x plateau factor x staleness factor; the optimizer's own
 // warm-up applies on top. Delay compensation (DC-ASGD) adds lambda g*g*(w_now - w_then)
-// to an async gradient.
-//
-// Local SGD (add_mean_change): what workers push is the change of their parameters over
-// their local steps, and an update adds the mean change to the part (FedAvg with a server
-// rate of 1): no optimizer at the servers.
+// to an async gradient (OptimizerRule).
 //
 // Pull compression (compression.hpp): a part's pulls to several workers are encoded in
-// parallel on the job pool, each against that worker's copy.
+// parallel on the job pool, each against that worker's copy. A rule's answers to single
+// workers (ServerRule::take_answer) go out uncompressed: the scheme layer does not combine
+// such a rule with pull compression.
 //
 // Sample-weighted average (weight_by_samples, for adaptive batches): each gradient is the
 // mean over its own batch b_w, so sum_w (b_w / sum b) g_w is the mean gradient over the
@@ -38,6 +38,7 @@
 #include "sim/training/learning_rate.hpp"
 #include "sim/training/parameter_store.hpp"
 #include "sim/training/parts.hpp"
+#include "sim/training/server_rule.hpp"
 
 namespace pssim::training {
 
@@ -47,7 +48,6 @@ struct ModelParametersConfig {
   std::int64_t workers = 1;
   std::uint64_t seed = 1;
   DirectionCompression pull;  ///< kind none: pulls send the slice itself
-  bool add_mean_change = false;  ///< local SGD: contributions are parameter changes, averaged and added
   /// Adaptive batches: an average weights each gradient by its samples / the samples of
   /// all (the gradient of the union batch); false: the plain mean (1 / count each).
   bool weight_by_samples = false;
@@ -55,17 +55,19 @@ struct ModelParametersConfig {
 
 class ModelParameters : public ParameterStore {
  public:
-  /// `initial` is the whole parameter vector at version 0; `pool` must outlive this object.
+  /// `initial` is the whole parameter vector at version 0; `rule` says what an update does;
+  /// `pool` must outlive this object.
   ModelParameters(const std::vector<float>& initial, std::vector<Part> parts, const ModelParametersConfig& config,
-                  parallel::JobPool& pool);
+                  std::unique_ptr<ServerRule> rule, parallel::JobPool& pool);
 
   SliceRef current(std::size_t part) const override { return current_.at(part); }
   void accumulate(std::size_t part, std::int64_t clock, std::size_t worker, const GradientRef& g,
                   std::int64_t tau) override;
   SliceRef apply_average(std::size_t part, std::int64_t clock, std::int64_t count) override;
-  SliceRef apply_one(std::size_t part, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) override;
+  SliceRef apply_one(std::size_t part, std::size_t worker, const GradientRef& g, std::int64_t tau,
+                     const SliceRef& computed_on) override;
   std::vector<PullMessage> pull_messages(std::size_t part, const std::vector<std::size_t>& workers) override;
-  bool needs_computed_on() const override { return config_.lr.delay_compensation.has_value(); }
+  bool needs_computed_on() const override { return rule_->needs_computed_on(); }
   void discard_pending(std::size_t part) override { parts_.at(part).pending.clear(); }
   void discard(std::size_t part, std::int64_t clock, std::size_t worker) override;
   void restore(std::size_t part, SliceRef slice, std::int64_t updates) override;
@@ -76,23 +78,25 @@ class ModelParameters : public ParameterStore {
   struct PartState {
     std::vector<Range> ranges;
     std::size_t length = 0;
-    std::vector<models::SliceOptimizer> optimizers;  // one per range
     struct Contribution {
       std::size_t worker;
       GradientRef gradient;
       std::int64_t tau;
     };
     std::unordered_map<std::int64_t, std::vector<Contribution>> pending;  // per clock
-    std::vector<float> scratch;  // the gradient slice of an async update
+    std::vector<float> scratch;  // the contribution of an update by one
     std::int64_t updates = 0;
     std::unique_ptr<BufferPool<std::vector<float>>> slices;  // [length] each
   };
 
   std::shared_ptr<std::vector<float>> new_slice(std::size_t part) { return parts_[part].slices->get(); }
   double learning_rate(const PartState& p, std::int64_t tau) const { return rate_.at(p.updates, tau); }
-  SliceRef apply(std::size_t part, std::vector<float>& gradient, double lr, const SliceRef& computed_on);
+  /// Part p's next version: `write` fills the new slice from the current one.
+  template <typename Write>
+  SliceRef update(std::size_t part, double lr, Write write);
 
   ModelParametersConfig config_;
+  std::unique_ptr<ServerRule> rule_;
   LearningRate rate_;
   parallel::JobPool& pool_;
   std::vector<PartState> parts_;

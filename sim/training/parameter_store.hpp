@@ -30,9 +30,10 @@ class ParameterStore {
                           std::int64_t tau) = 0;
   /// Applies the average of the `count` gradients given for `clock`; returns the new slice.
   virtual SliceRef apply_average(std::size_t part, std::int64_t clock, std::int64_t count) = 0;
-  /// Applies one gradient of staleness tau, computed on `computed_on` (null unless
-  /// needs_computed_on()); returns the new slice.
-  virtual SliceRef apply_one(std::size_t part, const GradientRef& g, std::int64_t tau, const SliceRef& computed_on) = 0;
+  /// Applies worker w's gradient g alone (staleness tau), computed on `computed_on` (null
+  /// unless needs_computed_on()); returns the new slice.
+  virtual SliceRef apply_one(std::size_t part, std::size_t worker, const GradientRef& g, std::int64_t tau,
+                             const SliceRef& computed_on) = 0;
 
   /// A part's answer to a pull: what the worker will hold, and the message's size
   /// (nullopt: the uncompressed slice).
@@ -41,7 +42,8 @@ class ParameterStore {
     std::optional<double> bytes;
   };
   /// The messages part p sends now, at its current version, to each of `workers` (never
-  /// version 0, which goes out whole). Default: the slice itself.
+  /// version 0, which goes out whole): the slice itself, or what the worker's last update
+  /// prepared for it (a scheme whose workers get something of their own). Default: the slice.
   virtual std::vector<PullMessage> pull_messages(std::size_t part, const std::vector<std::size_t>& workers) {
     return std::vector<PullMessage>(workers.size(), PullMessage{current(part), std::nullopt});
   }

@@ -143,11 +143,11 @@ TEST_CASE("the sample-weighted average is the gradient of the union batch", "[dy
   g.workers = 1, g.batch_size = 8, g.seed = 9;
   const std::vector<training::SliceRef> held{std::make_shared<const std::vector<float>>(initial)};
 
-  training::ModelGradients whole(*network, data, parts, g, pool);
+  training::ModelGradients whole(*network, data, parts, g, std::make_unique<training::GradientRule>(), pool);
   const auto union_gradient = whole.get(whole.start(0, 0, held))[0];
   REQUIRE(union_gradient->samples == 8);
 
-  training::ModelGradients cut(*network, data, parts, g, pool);
+  training::ModelGradients cut(*network, data, parts, g, std::make_unique<training::GradientRule>(), pool);
   cut.set_batch(0, 3);
   const auto g3 = cut.get(cut.start(0, 0, held))[0];
   cut.set_batch(0, 5);
@@ -161,7 +161,8 @@ TEST_CASE("the sample-weighted average is the gradient of the union batch", "[dy
     m.optimizer.lr = 1.0;
     m.workers = 2;
     m.weight_by_samples = weighted;
-    training::ModelParameters store(initial, parts, m, pool);
+    training::ModelParameters store(initial, parts, m, std::make_unique<training::OptimizerRule>(m.optimizer, std::nullopt),
+                                     pool);
     store.accumulate(0, 0, 0, g3, 0);
     store.accumulate(0, 0, 1, g5, 0);
     const auto after = store.apply_average(0, 0, 2);

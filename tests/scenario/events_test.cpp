@@ -205,6 +205,34 @@ protocol: {mode: hybrid}
              Catch::StartsWith(trace.path.string() + ":2:") && Catch::Contains("with protocol hybrid is not modelled"));
 }
 
+TEST_CASE("crashes a scheme cannot take are refused with its reason and the schemes that can", "[scenario][events]") {
+  EventFacts f = facts();
+  f.scheme = "made-up";  // what the registry says of a scheme, not its name, decides
+  f.no_server_crashes = "its shards never checkpoint";
+  f.server_crash_schemes = "a or b";
+  const TempFile trace("pssim-capabilities", "time,kind,target,value\n1,server_crash,server-1,\n2,worker_crash,worker-1,\n");
+  const auto error = [&] {
+    try {
+      Timeline timeline;
+      read_events_file(trace.path.string(), f, timeline);
+    } catch (const ScenarioError& e) {
+      return format_diagnostic(e.diagnostics().front());
+    }
+    return std::string("(no error)");
+  };
+  CHECK_THAT(error(), Catch::StartsWith(trace.path.string() + ":2:") &&
+                          Catch::Contains("server_crash with protocol made-up is not modelled: its shards never "
+                                          "checkpoint; use a or b"));
+  f.no_server_crashes.clear();
+  f.no_worker_crashes = "its workers hold nothing";
+  f.worker_crash_schemes = "c";
+  CHECK_THAT(error(), Catch::StartsWith(trace.path.string() + ":3:") &&
+                          Catch::Contains("worker_crash with protocol made-up is not modelled: its workers hold "
+                                          "nothing; use c"));
+  f.no_worker_crashes.clear();
+  CHECK(error() == "(no error)");
+}
+
 TEST_CASE("noise: the old form keeps working, shifted-exponential takes its own keys", "[scenario][events]") {
   const auto old = load_scenario_text(R"(name: n
 model: {kind: synthetic, params: 1M, flops_per_sample: 1GFLOP}

@@ -6,6 +6,8 @@
 
 #include "sim/scenario/load_scenario.hpp"
 #include "sim/scenario/scenario_schema.hpp"
+#include "sim/schemes/collective_keys.hpp"
+#include "sim/schemes/registry.hpp"
 
 using namespace pssim::scenario;
 
@@ -169,17 +171,22 @@ TEST_CASE("docs/scenario-reference.md is the schema's current rendering", "[scen
 
 TEST_CASE("protocol modes come from the scheme registry, each one's keys and combinations are checked",
           "[scenario][schemes]") {
+  using pssim::schemes::CollectiveSettings;
+  using pssim::schemes::settings_as;
   const auto ar = load_scenario_text(kMinimal, "s.yaml", {{"protocol={mode: allreduce, algorithm: tree, chunk_bytes: 1MB}"}, {}});
   CHECK(ar.scenario.protocol.scheme == "allreduce");
-  CHECK(ar.scenario.protocol.algorithm == pssim::collective::AlgorithmKind::Tree);
-  CHECK(ar.scenario.protocol.chunk_bytes == 1e6);
-  CHECK(load_scenario_text(kMinimal, "s.yaml", {{"protocol.mode=allreduce"}, {}}).scenario.protocol.algorithm ==
-        pssim::collective::AlgorithmKind::Ring);
+  CHECK(settings_as<CollectiveSettings>(ar.scenario.protocol).algorithm == pssim::collective::AlgorithmKind::Tree);
+  CHECK(settings_as<CollectiveSettings>(ar.scenario.protocol).chunk_bytes == 1e6);
+  CHECK(settings_as<CollectiveSettings>(
+            load_scenario_text(kMinimal, "s.yaml", {{"protocol.mode=allreduce"}, {}}).scenario.protocol)
+            .algorithm == pssim::collective::AlgorithmKind::Ring);
 
-  // An unknown mode is an error, never another scheme.
+  // An unknown mode is an error, never another scheme: the message lists the registry's.
+  std::string names;
+  for (const auto& x : pssim::schemes::all()) names += (names.empty() ? "" : ", ") + x.name;
   CHECK(first_error(kMinimal, {{"protocol.mode=allreduse"}, {}}) ==
-        "<--set protocol.mode=allreduse>:1:15: error: protocol.mode = 'allreduse' is not one of: sync, async, ssp, "
-        "local-sgd, allreduce, hybrid; did you mean 'allreduce'?");
+        "<--set protocol.mode=allreduse>:1:15: error: protocol.mode = 'allreduse' is not one of: " + names +
+            "; did you mean 'allreduce'?");
   // All-reduce has no servers, sends gradients uncompressed and keeps no backup workers.
   const std::string with_servers = std::string(kMinimal) + "protocol: {mode: allreduce}\n";
   CHECK(first_error(with_servers, {{"cluster.servers.count=2"}, {}}) ==

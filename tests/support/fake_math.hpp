@@ -85,7 +85,7 @@ class FakeStore : public training::ParameterStore {
     pending_.erase({part, clock});
     return update(part, sum / static_cast<float>(count));
   }
-  training::SliceRef apply_one(std::size_t part, const training::GradientRef& g, std::int64_t,
+  training::SliceRef apply_one(std::size_t part, std::size_t, const training::GradientRef& g, std::int64_t,
                                const training::SliceRef&) override {
     return update(part, g->values[0]);
   }

@@ -1,5 +1,5 @@
-// MaxMinSolver under Sharing::General: weights, caps, consumption coefficients and strict
-// priority classes. Small systems solved by hand (expected rates in the comments), then
+// GeneralSharingSolver: weights, caps, consumption coefficients and strict priority
+// classes. Small systems solved by hand (expected rates in the comments), then
 // random systems against an independent textbook solution.
 #include <algorithm>
 #include <limits>
@@ -10,15 +10,18 @@
 #include <boost/random/uniform_real_distribution.hpp>
 #include <catch2/catch.hpp>
 
+#include "sim/net/general_sharing.hpp"
 #include "sim/net/maxmin_solver.hpp"
 
+using pssim::net::GeneralSharingSolver;
 using pssim::net::MaxMinSolver;
-using Route = std::vector<MaxMinSolver::ResourceId>;
+using pssim::net::SharingSolver;
+using Route = std::vector<SharingSolver::ResourceId>;
 
 namespace {
-MaxMinSolver::FlowShape Shape(double weight, double cap = std::numeric_limits<double>::infinity(),
+SharingSolver::FlowShape Shape(double weight, double cap = std::numeric_limits<double>::infinity(),
                               std::uint32_t priority = 0, std::span<const double> coefficients = {}) {
-  MaxMinSolver::FlowShape s;
+  SharingSolver::FlowShape s;
   s.weight = weight, s.cap = cap, s.priority = priority, s.coefficients = coefficients;
   return s;
 }
@@ -26,7 +29,6 @@ MaxMinSolver::FlowShape Shape(double weight, double cap = std::numeric_limits<do
 
 namespace {
 
-constexpr auto kGeneral = MaxMinSolver::Sharing::General;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Spec {
@@ -91,27 +93,27 @@ Spec flow(Route route, double weight = 1, double cap = std::numeric_limits<doubl
   return {std::move(route), std::move(coefficients), weight, cap, priority};
 }
 
-std::vector<MaxMinSolver::FlowId> add_all(MaxMinSolver& s, const std::vector<Spec>& flows) {
-  std::vector<MaxMinSolver::FlowId> ids;
+std::vector<SharingSolver::FlowId> add_all(SharingSolver& s, const std::vector<Spec>& flows) {
+  std::vector<SharingSolver::FlowId> ids;
   for (const auto& f : flows) ids.push_back(s.add_flow(f.route, Shape(f.weight, f.cap, f.priority, f.coefficients)));
   return ids;
 }
 
 }  // namespace
 
-TEST_CASE("general: weights share a link in proportion", "[maxmin][general]") {
+TEST_CASE("general: weights share a link in proportion", "[net][general]") {
   // One link of 9. Weights 1 and 2: level L with L + 2L = 9, so L = 3: rates 3 and 6.
-  MaxMinSolver s({9.0}, nullptr, kGeneral);
+  GeneralSharingSolver s({9.0});
   const auto ids = add_all(s, {flow({0}, 1.0), flow({0}, 2.0)});
   s.solve();
   CHECK(s.rate(ids[0]) == Approx(3.0).epsilon(1e-12));
   CHECK(s.rate(ids[1]) == Approx(6.0).epsilon(1e-12));
 }
 
-TEST_CASE("general: a capped flow leaves the rest to the others", "[maxmin][general]") {
+TEST_CASE("general: a capped flow leaves the rest to the others", "[net][general]") {
   // One link of 10, three flows, one capped at 2: it freezes at 2 when the level reaches
   // 2 (before the link fills at 10/3); the other two share 8: 4 each.
-  MaxMinSolver s({10.0}, nullptr, kGeneral);
+  GeneralSharingSolver s({10.0});
   const auto ids = add_all(s, {flow({0}, 1.0, 2.0), flow({0}), flow({0})});
   s.solve();
   CHECK(s.rate(ids[0]) == Approx(2.0).epsilon(1e-12));
@@ -119,38 +121,38 @@ TEST_CASE("general: a capped flow leaves the rest to the others", "[maxmin][gene
   CHECK(s.rate(ids[2]) == Approx(4.0).epsilon(1e-12));
   // A cap above the fair share binds nothing: caps 5 and 7 on one link of 10 with a
   // third flow: the link fills first, at 10/3 each.
-  MaxMinSolver t({10.0}, nullptr, kGeneral);
+  GeneralSharingSolver t({10.0});
   const auto more = add_all(t, {flow({0}, 1.0, 5.0), flow({0}, 1.0, 7.0), flow({0})});
   t.solve();
   for (auto f : more) CHECK(t.rate(f) == Approx(10.0 / 3).epsilon(1e-12));
 }
 
-TEST_CASE("general: a consumption coefficient charges a fraction of the rate", "[maxmin][general]") {
+TEST_CASE("general: a consumption coefficient charges a fraction of the rate", "[net][general]") {
   // One link of 10: flow A takes its whole rate from it, flow B (an ACK stream) a quarter.
   // Equal weights, one level L: L + 0.25 L = 10, so L = 8 for both (B uses 2 of the link).
-  MaxMinSolver s({10.0, 100.0}, nullptr, kGeneral);
+  GeneralSharingSolver s({10.0, 100.0});
   const auto ids = add_all(s, {flow({0}), flow({1, 0}, 1, kInf, 0, {1.0, 0.25})});
   s.solve();
   CHECK(s.rate(ids[0]) == Approx(8.0).epsilon(1e-12));
   CHECK(s.rate(ids[1]) == Approx(8.0).epsilon(1e-12));
 }
 
-TEST_CASE("general: cross-traffic of two opposite flows", "[maxmin][general]") {
+TEST_CASE("general: cross-traffic of two opposite flows", "[net][general]") {
   // Hosts A and B on a star, NIC directions A.up 0, A.down 1, B.up 2, B.down 3, all 10.
   // A -> B crosses 0 and 3 and takes 0.05 of its rate on the reverse path (2 and 1);
   // B -> A the other way round. Every direction carries x + 0.05 x = 10: x = 10 / 1.05.
-  MaxMinSolver s({10.0, 10.0, 10.0, 10.0}, nullptr, kGeneral);
+  GeneralSharingSolver s({10.0, 10.0, 10.0, 10.0});
   const auto ids = add_all(s, {flow({0, 3, 2, 1}, 1, kInf, 0, {1, 1, 0.05, 0.05}), flow({2, 1, 0, 3}, 1, kInf, 0, {1, 1, 0.05, 0.05})});
   s.solve();
   CHECK(s.rate(ids[0]) == Approx(10.0 / 1.05).epsilon(1e-12));
   CHECK(s.rate(ids[1]) == Approx(10.0 / 1.05).epsilon(1e-12));
 }
 
-TEST_CASE("general: strict priority between classes, max-min within", "[maxmin][general]") {
+TEST_CASE("general: strict priority between classes, max-min within", "[net][general]") {
   // Link 0 (capacity 10) carries a class-0 flow and two class-1 flows; link 1 (4) also
   // carries the class-0 flow, so it is held at 4 there. Class 1 then shares what link 0
   // has left, 10 - 4 = 6: 3 each.
-  MaxMinSolver s({10.0, 4.0}, nullptr, kGeneral);
+  GeneralSharingSolver s({10.0, 4.0});
   const auto ids = add_all(s, {flow({0, 1}, 1, kInf, 0), flow({0}, 1, kInf, 1), flow({0}, 1, kInf, 1)});
   s.solve();
   CHECK(s.rate(ids[0]) == Approx(4.0).epsilon(1e-12));
@@ -158,7 +160,7 @@ TEST_CASE("general: strict priority between classes, max-min within", "[maxmin][
   CHECK(s.rate(ids[2]) == Approx(3.0).epsilon(1e-12));
   // Without the narrow link the class-0 flow takes all 10 and class 1 gets nothing (it
   // waits: strict priority); when the class-0 flow leaves, they get 5 each.
-  MaxMinSolver t({10.0}, nullptr, kGeneral);
+  GeneralSharingSolver t({10.0});
   const auto more = add_all(t, {flow({0}, 1, kInf, 0), flow({0}, 1, kInf, 3), flow({0}, 1, kInf, 3)});
   t.solve();
   CHECK(t.rate(more[0]) == Approx(10.0).epsilon(1e-12));
@@ -170,17 +172,17 @@ TEST_CASE("general: strict priority between classes, max-min within", "[maxmin][
   CHECK(t.rate(more[2]) == Approx(5.0).epsilon(1e-12));
 }
 
-TEST_CASE("general: listeners hear every placed flow and every changed rate", "[maxmin][general]") {
-  struct Log : MaxMinSolver::Listener {
-    std::vector<std::tuple<MaxMinSolver::FlowId, double, double>> changes;
-    void level_changed(MaxMinSolver::ResourceId, double, double) override { FAIL("no levels under General"); }
-    void bottleneck_changed(MaxMinSolver::FlowId, MaxMinSolver::ResourceId, MaxMinSolver::ResourceId) override {
+TEST_CASE("general: listeners hear every placed flow and every changed rate", "[net][general]") {
+  struct Log : SharingSolver::Listener {
+    std::vector<std::tuple<SharingSolver::FlowId, double, double>> changes;
+    void level_changed(SharingSolver::ResourceId, double, double) override { FAIL("no levels under General"); }
+    void bottleneck_changed(SharingSolver::FlowId, SharingSolver::ResourceId, SharingSolver::ResourceId) override {
       FAIL("no bottlenecks under General");
     }
-    void rate_changed(MaxMinSolver::FlowId f, double o, double n) override { changes.emplace_back(f, o, n); }
+    void rate_changed(SharingSolver::FlowId f, double o, double n) override { changes.emplace_back(f, o, n); }
   } log;
   // Link of 6: one flow gets 6; a second (weight 2) joins: 2 and 4.
-  MaxMinSolver s({6.0}, &log, kGeneral);
+  GeneralSharingSolver s({6.0}, &log);
   const auto a = s.add_flow(Route{0});
   s.solve();
   REQUIRE(log.changes.size() == 1);
@@ -194,10 +196,10 @@ TEST_CASE("general: listeners hear every placed flow and every changed rate", "[
   CHECK(std::get<2>(log.changes[2]) == Approx(2.0).epsilon(1e-12));
 }
 
-TEST_CASE("general: bad shapes and a max-min solver refuse them", "[maxmin][general]") {
+TEST_CASE("general: bad shapes and a max-min solver refuse them", "[net][general]") {
   MaxMinSolver plain({1.0});
   CHECK_THROWS_AS(plain.add_flow(Route{0}, Shape(2.0)), std::logic_error);
-  MaxMinSolver s({1.0, 1.0}, nullptr, kGeneral);
+  GeneralSharingSolver s({1.0, 1.0});
   CHECK_THROWS_AS(s.add_flow(Route{0}, Shape(0.0)), std::invalid_argument);
   CHECK_THROWS_AS(s.add_flow(Route{0}, Shape(1.0, 0.0)), std::invalid_argument);
   const std::vector<double> one = {1.0}, bad = {1.0, -1.0};
@@ -205,20 +207,20 @@ TEST_CASE("general: bad shapes and a max-min solver refuse them", "[maxmin][gene
   CHECK_THROWS_AS(s.add_flow(Route{0, 1}, Shape(1.0, 1.0, 0, bad)), std::invalid_argument);
 }
 
-TEST_CASE("general: default shapes give the max-min rates", "[maxmin][general]") {
+TEST_CASE("general: default shapes give the max-min rates", "[net][general]") {
   boost::random::mt19937 rng(11);
   for (int trial = 0; trial < 30; ++trial) {
     const std::size_t n_res = 3 + trial % 6;
     std::vector<double> capacity(n_res);
     boost::random::uniform_real_distribution<double> cap(1.0, 20.0);
     for (auto& c : capacity) c = cap(rng);
-    MaxMinSolver general(capacity, nullptr, kGeneral), plain(capacity);
-    std::vector<MaxMinSolver::FlowId> g, p;
+    GeneralSharingSolver general(capacity), plain(capacity);
+    std::vector<SharingSolver::FlowId> g, p;
     boost::random::uniform_int_distribution<std::size_t> pick(0, n_res - 1), len(1, 3);
     for (int f = 0; f < 12; ++f) {
       Route route;
       for (std::size_t k = len(rng); route.size() < k;) {
-        const auto r = static_cast<MaxMinSolver::ResourceId>(pick(rng));
+        const auto r = static_cast<SharingSolver::ResourceId>(pick(rng));
         if (std::find(route.begin(), route.end(), r) == route.end()) route.push_back(r);
       }
       g.push_back(general.add_flow(route));
@@ -230,7 +232,7 @@ TEST_CASE("general: default shapes give the max-min rates", "[maxmin][general]")
   }
 }
 
-TEST_CASE("general: random weighted, capped, classed systems against the textbook", "[maxmin][general]") {
+TEST_CASE("general: random weighted, capped, classed systems against the textbook", "[net][general]") {
   boost::random::mt19937 rng(5);
   for (int trial = 0; trial < 40; ++trial) {
     const std::size_t n_res = 2 + trial % 7;
@@ -242,7 +244,7 @@ TEST_CASE("general: random weighted, capped, classed systems against the textboo
     for (int f = 0; f < 14; ++f) {
       Spec s;
       for (std::size_t k = std::min(len(rng), n_res); s.route.size() < k;) {
-        const auto r = static_cast<MaxMinSolver::ResourceId>(pick(rng));
+        const auto r = static_cast<SharingSolver::ResourceId>(pick(rng));
         if (std::find(s.route.begin(), s.route.end(), r) == s.route.end()) s.route.push_back(r);
       }
       for (std::size_t i = 0; i < s.route.size(); ++i) s.coefficients.push_back(unit(rng) < 0.3 ? 0.05 : 1.0);
@@ -251,14 +253,14 @@ TEST_CASE("general: random weighted, capped, classed systems against the textboo
       if (trial % 2) s.priority = static_cast<std::uint32_t>(cls(rng));
       flows.push_back(s);
     }
-    MaxMinSolver s(capacity, nullptr, kGeneral);
+    GeneralSharingSolver s(capacity);
     auto ids = add_all(s, flows);
     s.solve();
     auto expected = reference(capacity, flows);
     for (std::size_t f = 0; f < flows.size(); ++f) CHECK(s.rate(ids[f]) == Approx(expected[f]).epsilon(1e-9).margin(1e-12));
     // Remove a third of the flows: the rest is solved again.
     std::vector<Spec> kept;
-    std::vector<MaxMinSolver::FlowId> kept_ids;
+    std::vector<SharingSolver::FlowId> kept_ids;
     for (std::size_t f = 0; f < flows.size(); ++f) {
       if (f % 3 == 0) s.remove_flow(ids[f]);
       else kept.push_back(flows[f]), kept_ids.push_back(ids[f]);
@@ -267,5 +269,20 @@ TEST_CASE("general: random weighted, capped, classed systems against the textboo
     expected = reference(capacity, kept);
     for (std::size_t f = 0; f < kept.size(); ++f)
       CHECK(s.rate(kept_ids[f]) == Approx(expected[f]).epsilon(1e-9).margin(1e-12));
+  }
+}
+
+TEST_CASE("make_solver builds the strategy of the sharing asked for", "[net][general]") {
+  auto general = pssim::net::make_solver({1.0}, nullptr, SharingSolver::Sharing::General);
+  auto maxmin = pssim::net::make_solver({1.0}, nullptr, SharingSolver::Sharing::MaxMin);
+  CHECK(dynamic_cast<GeneralSharingSolver*>(general.get()) != nullptr);
+  CHECK(dynamic_cast<MaxMinSolver*>(maxmin.get()) != nullptr);
+  // Both solve the same plain problem: two flows over one resource share it.
+  for (auto* s : {general.get(), maxmin.get()}) {
+    const Route route{0};
+    const auto a = s->add_flow(route), b = s->add_flow(route);
+    s->solve();
+    CHECK(s->rate(a) == 0.5);
+    CHECK(s->rate(b) == 0.5);
   }
 }

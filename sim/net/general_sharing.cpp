@@ -1,18 +1,24 @@
-// MaxMinSolver under Sharing::General: weights, rate caps, consumption coefficients and
-// strict priority classes (the problem is stated in maxmin_solver.hpp). A full
-// progressive filling on every solve(), class after class.
+// GeneralSharingSolver: see general_sharing.hpp for the problem it solves.
+#include "sim/net/general_sharing.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "sim/net/maxmin_solver.hpp"
-
 namespace pssim::net {
 
-MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route, const FlowShape& shape) {
-  if (!general_) throw std::logic_error("flow weights, caps, coefficients and classes need Sharing::General");
+GeneralSharingSolver::GeneralSharingSolver(std::vector<double> capacities, Listener* listener) : listener_(listener) {
+  resources_.resize(capacities.size());
+  for (std::size_t r = 0; r < capacities.size(); ++r) {
+    if (!(capacities[r] > 0) || !std::isfinite(capacities[r]))
+      throw std::invalid_argument(fmt::format("resource {} needs a positive, finite capacity", r));
+    resources_[r].capacity = capacities[r];
+  }
+}
+
+GeneralSharingSolver::FlowId GeneralSharingSolver::add_flow(std::span<const ResourceId> route, const FlowShape& shape) {
   if (!(shape.weight > 0) || !std::isfinite(shape.weight))
     throw std::invalid_argument(fmt::format("a flow's weight must be positive and finite, not {}", shape.weight));
   if (!(shape.cap > 0)) throw std::invalid_argument(fmt::format("a flow's rate cap must be positive, not {}", shape.cap));
@@ -21,31 +27,91 @@ MaxMinSolver::FlowId MaxMinSolver::add_flow(std::span<const ResourceId> route, c
   for (double a : shape.coefficients)
     if (!(a > 0) || !std::isfinite(a))
       throw std::invalid_argument(fmt::format("a flow's coefficient must be positive and finite, not {}", a));
-  const FlowId id = new_flow(route, kMaxGeneralRoute);
-  if (general_flows_.size() < flows_.size()) {
-    general_flows_.resize(flows_.size());
-    general_coefficients_.resize(flows_.size() * kMaxGeneralRoute, 1.0);
+  check_route(route, kMaxGeneralRoute, resources_.size());
+  FlowId id;
+  if (!free_ids_.empty()) {
+    id = free_ids_.back();
+    free_ids_.pop_back();
+  } else {
+    id = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+    routes_.resize(routes_.size() + kMaxGeneralRoute);
+    coefficients_.resize(coefficients_.size() + kMaxGeneralRoute);
+    positions_.resize(positions_.size() + kMaxGeneralRoute);
   }
-  general_flows_[id] = {shape.weight, shape.cap, 0.0, shape.priority};
-  for (std::size_t i = 0; i < route.size(); ++i)
-    general_coefficients_[id * kMaxGeneralRoute + i] = shape.coefficients.empty() ? 1.0 : shape.coefficients[i];
+  flows_[id] = {shape.weight, shape.cap, 0.0, shape.priority, static_cast<std::uint8_t>(route.size()), true, false};
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    routes_[id * kMaxGeneralRoute + i] = route[i];
+    coefficients_[id * kMaxGeneralRoute + i] = shape.coefficients.empty() ? 1.0 : shape.coefficients[i];
+  }
+  pending_add_.push_back(id);
+  ++active_;
   return id;
+}
+
+void GeneralSharingSolver::remove_flow(FlowId f) {
+  if (f >= flows_.size() || !flows_[f].active) throw std::invalid_argument("removing a flow that is not active");
+  flows_[f].active = false;
+  --active_;
+  if (flows_[f].placed) {
+    pending_remove_.push_back(f);
+  } else {  // never solved: just forget it
+    pending_add_.erase(std::find(pending_add_.begin(), pending_add_.end(), f));
+    free_ids_.push_back(f);
+  }
+}
+
+void GeneralSharingSolver::set_capacity(ResourceId r, double capacity) {
+  if (r >= resources_.size()) throw std::out_of_range("capacity of an unknown resource");
+  if (!(capacity >= 0) || !std::isfinite(capacity))
+    throw std::invalid_argument(fmt::format("resource {} needs a finite capacity >= 0", r));
+  if (resources_[r].capacity == capacity) return;
+  resources_[r].capacity = capacity;
+  capacity_changed_ = true;
+}
+
+// Flow lists: appended to, removed from by moving the last entry into the gap (the order
+// of a list is the order flows freeze in, which rounding can see).
+void GeneralSharingSolver::attach(FlowId id) {
+  for (std::size_t i = 0; i < flows_[id].length; ++i) {
+    auto& list = resources_[route_at(id, i)].flows;
+    positions_[id * kMaxGeneralRoute + i] = static_cast<std::uint32_t>(list.size());
+    list.push_back(id);
+  }
+  flows_[id].placed = true;
+}
+
+void GeneralSharingSolver::detach(FlowId id) {
+  for (std::size_t i = 0; i < flows_[id].length; ++i) {
+    const ResourceId r = route_at(id, i);
+    auto& list = resources_[r].flows;
+    const std::uint32_t pos = positions_[id * kMaxGeneralRoute + i];
+    const FlowId moved = list.back();
+    list[pos] = moved;
+    list.pop_back();
+    if (moved != id)
+      for (std::size_t j = 0; j < flows_[moved].length; ++j)
+        if (route_at(moved, j) == r) positions_[moved * kMaxGeneralRoute + j] = pos;
+  }
+  flows_[id].placed = false;
 }
 
 // Progressive filling of one level per class. Within a class, an unfrozen flow runs at
 // w_f L; resource r saturates at L_r = remaining_r / usage_r (usage_r = sum of a_rf w_f
 // over its unfrozen flows of the class) and a capped flow at u_f / w_f. The smallest of
 // these comes next: a resource freezes its unfrozen flows of the class at w_f L_r, a cap
-// freezes its flow at u_f. As in full_solve(), a resource's queued key is not updated
+// freezes its flow at u_f. As in ProgressiveFilling, a resource's queued key is not updated
 // each time one of its flows freezes elsewhere: its level only rises then, so a stale
 // (lower) key is re-queued at the true value when it surfaces.
-void MaxMinSolver::general_solve() {
+void GeneralSharingSolver::solve() {
+  if (pending_add_.empty() && pending_remove_.empty() && !capacity_changed_) return;
+  capacity_changed_ = false;  // a full solve, from the capacities as they are
   for (FlowId id : pending_remove_) {
     detach(id);
-    general_flows_[id].rate = 0;
+    flows_[id].rate = 0;
     free_ids_.push_back(id);
   }
-  auto& g = general_scratch_;
+  auto& g = scratch_;
   auto& order = g.order;
   order.clear();
   for (FlowId id : pending_add_) {
@@ -72,9 +138,9 @@ void MaxMinSolver::general_solve() {
   placed.clear();
   for (FlowId id = 0; id < flows_.size(); ++id)
     if (flows_[id].placed) placed.push_back(id);
-  const auto cap_level = [&](FlowId id) { return general_flows_[id].cap / general_flows_[id].weight; };
+  const auto cap_level = [&](FlowId id) { return flows_[id].cap / flows_[id].weight; };
   std::sort(placed.begin(), placed.end(), [&](FlowId a, FlowId b) {
-    const GeneralFlow &x = general_flows_[a], &y = general_flows_[b];
+    const Flow &x = flows_[a], &y = flows_[b];
     if (x.priority != y.priority) return x.priority < y.priority;
     const double ca = cap_level(a), cb = cap_level(b);
     return ca != cb ? ca < cb : a < b;
@@ -91,9 +157,9 @@ void MaxMinSolver::general_solve() {
     g.frozen[id] = 1;
     g.rates[id] = rate;
     const Flow& f = flows_[id];
-    const double w = general_flows_[id].weight;
+    const double w = flows_[id].weight;
     for (std::size_t i = 0; i < f.length; ++i) {
-      const ResourceId r = route_of(id)[i];
+      const ResourceId r = route_at(id, i);
       const double a = coefficient(id, i);
       g.remaining[r] -= a * rate;
       if (--unfrozen_at[r] == 0) {
@@ -109,23 +175,23 @@ void MaxMinSolver::general_solve() {
 
   for (std::size_t begin = 0; begin < placed.size();) {
     std::size_t end = begin;
-    const std::uint32_t cls = general_flows_[placed[begin]].priority;
-    while (end < placed.size() && general_flows_[placed[end]].priority == cls) ++end;
+    const std::uint32_t cls = flows_[placed[begin]].priority;
+    while (end < placed.size() && flows_[placed[end]].priority == cls) ++end;
     queue.clear();
     for (std::size_t k = begin; k < end; ++k) {
       const FlowId id = placed[k];
       g.frozen[id] = 0;
       const Flow& f = flows_[id];
       for (std::size_t i = 0; i < f.length; ++i) {
-        const ResourceId r = route_of(id)[i];
+        const ResourceId r = route_at(id, i);
         if (unfrozen_at[r]++ == 0) g.usage[r] = 0;
-        g.usage[r] += coefficient(id, i) * general_flows_[id].weight;
+        g.usage[r] += coefficient(id, i) * flows_[id].weight;
       }
     }
     // One queue entry per resource the class crosses.
     for (std::size_t k = begin; k < end; ++k)
       for (std::size_t i = 0; i < flows_[placed[k]].length; ++i) {
-        const ResourceId r = route_of(placed[k])[i];
+        const ResourceId r = route_at(placed[k], i);
         if (g.queued[r] != cls_mark) g.queued[r] = cls_mark, queue.emplace_back(key_of(r), r);
       }
     ++cls_mark;
@@ -158,7 +224,7 @@ void MaxMinSolver::general_solve() {
       }
       if (cap <= level) {  // a flow reaches its cap before any resource fills
         last_level = std::max(last_level, cap);
-        freeze(placed[next_cap], general_flows_[placed[next_cap]].cap);
+        freeze(placed[next_cap], flows_[placed[next_cap]].cap);
         --left;
         continue;
       }
@@ -168,7 +234,7 @@ void MaxMinSolver::general_solve() {
       last_level = std::max(last_level, level);  // rounding must not make a level fall
       for (FlowId id : resources_[r].flows) {
         if (g.frozen[id]) continue;
-        freeze(id, general_flows_[id].weight * last_level);
+        freeze(id, flows_[id].weight * last_level);
         --left;
       }
     }
@@ -178,14 +244,14 @@ void MaxMinSolver::general_solve() {
   // Install and report: changed rates, and every newly placed flow.
   for (std::size_t k = 0; k < fresh; ++k) {
     const FlowId id = order[k];
-    general_flows_[id].rate = g.rates[id];
+    flows_[id].rate = g.rates[id];
     if (listener_) listener_->rate_changed(id, 0.0, g.rates[id]);
     g.frozen[id] = 2;  // reported
   }
   for (FlowId id : placed) {
     if (g.frozen[id] == 2) continue;
-    const double old = general_flows_[id].rate;
-    general_flows_[id].rate = g.rates[id];
+    const double old = flows_[id].rate;
+    flows_[id].rate = g.rates[id];
     if (listener_ && old != g.rates[id]) listener_->rate_changed(id, old, g.rates[id]);
   }
   ++stats_.full_solves;
