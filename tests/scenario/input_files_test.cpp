@@ -12,6 +12,7 @@
 
 #include "sim/scenario/input_files.hpp"
 #include "sim/scenario/load_scenario.hpp"
+#include "tests/support/scratch_files.hpp"
 
 using namespace pssim::scenario;
 namespace fs = std::filesystem;
@@ -19,16 +20,11 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path scratch() {
-  static const fs::path dir = fs::temp_directory_path() / ("pssim-inputs-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  static const fs::path dir = pssim::test::scratch_directory("pssim-inputs-test");
   return dir;
 }
 
-fs::path write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-  return p;
-}
+fs::path write(const fs::path& p, const std::string& text) { return pssim::test::write_file(p, text); }
 
 void set_modified(const fs::path& p, time_t seconds, long nanoseconds) {
   const timespec times[2] = {{seconds, nanoseconds}, {seconds, nanoseconds}};

@@ -1,14 +1,12 @@
 // File paths in a scenario are relative to the file that names them (scenario_paths.hpp).
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "sim/scenario/load_scenario.hpp"
 #include "sim/scenario/scenario_paths.hpp"
+#include "tests/support/scratch_files.hpp"
 
 using namespace pssim::scenario;
 namespace fs = std::filesystem;
@@ -16,16 +14,11 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path scratch() {
-  static const fs::path dir = fs::temp_directory_path() / ("pssim-paths-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  static const fs::path dir = pssim::test::scratch_directory("pssim-paths-test");
   return dir;
 }
 
-fs::path write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-  return p;
-}
+fs::path write(const fs::path& p, const std::string& text) { return pssim::test::write_file(p, text); }
 
 // Runs the scope in `dir`, and returns to where it was.
 struct WorkingDirectory {
